@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The project's one test command (README, .ci/run): vet, then race-enabled tests.
+set -euo pipefail
+cd "$(dirname "$0")"
+go vet ./...
+go test -race -count=1 -timeout 20m ./...
