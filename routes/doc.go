@@ -1,0 +1,37 @@
+// Package routes is namecast's replicated state: every registration in the
+// cluster, grouped by the agent that owns it (its origin), plus the read
+// models (views) that queries answer from.
+//
+// It has no goroutines, no network and no clock. The gossip layer feeds it
+// remote changes; the agent feeds it local ones and reads views.
+//
+// # The algorithm
+//
+//  1. Only an origin changes its own records. Each change to one key is an
+//     Op stamped with the origin's next sequence number, so within one
+//     incarnation of an origin every op has a unique, growing seq.
+//  2. Replicas apply ops per key, last-writer-wins by seq; deletes leave
+//     tombstones so a late put cannot resurrect a key. Ops therefore commute:
+//     any order, any duplication, and any subset later completed by a
+//     snapshot ends in the same table. This is what lets the gossip queue
+//     replace a queued op by a newer one for the same key.
+//  3. An origin restarts with a higher incarnation; the first op or snapshot
+//     of a new incarnation discards everything of the older one.
+//  4. Each replica keeps, per origin, a digest entry (incarnation, highest
+//     seq, hash). The hash is the XOR of a hash of every live (key, seq)
+//     pair, kept up to date incrementally, so two replicas that hold the same
+//     records have the same entry regardless of how they got there. Comparing
+//     entries tells who is behind (lower seq: pull from the peer) and who
+//     missed something (same seq, other hash: pull from the origin itself,
+//     whose snapshot is authoritative and also removes keys whose tombstones
+//     were collected).
+//  5. Dropping an origin (its agent died or left) removes its records. The
+//     table does not know who is alive: the gossip layer must not apply or
+//     merge records of an origin it does not consider alive.
+//
+// # Concurrency
+//
+// A Table is safe for concurrent use. Views return fresh values the caller
+// owns. Index grows by at least one with every change a view can see, and
+// Wait blocks until it passes a given value.
+package routes

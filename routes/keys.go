@@ -1,0 +1,148 @@
+package routes
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The whole keyspace. A record's key is derived from its content, so a put
+// for the same broker, topic queue or URL always lands on the same key.
+//
+//	broker/{cluster}/{brokerName}/{brokerId}  a RocketMQ broker
+//	queue/{brokerName}/{topic}                a topic's queue data on a broker
+//	url/{interface}/{category}/{url}          a Dubbo-style service URL
+//
+// Components are joined verbatim: names are validated by the agent not to
+// contain '/', and the URL, which may, is always the last component.
+const (
+	brokerPrefix = "broker/"
+	queuePrefix  = "queue/"
+	urlPrefix    = "url/"
+)
+
+// BrokerKey is the key of a broker registration.
+func BrokerKey(cluster, brokerName string, brokerID int64) string {
+	return brokerPrefix + cluster + "/" + brokerName + "/" + strconv.FormatInt(brokerID, 10)
+}
+
+// BrokerPrefix selects every id registered under one broker name, for
+// callers that replace a broker's registration wholesale.
+func BrokerPrefix(cluster, brokerName string) string {
+	return brokerPrefix + cluster + "/" + brokerName + "/"
+}
+
+// QueueKey is the key of one topic's queue data on one broker.
+func QueueKey(brokerName, topic string) string {
+	return queuePrefix + brokerName + "/" + topic
+}
+
+// QueuePrefix selects every topic's queue data on one broker.
+func QueuePrefix(brokerName string) string {
+	return queuePrefix + brokerName + "/"
+}
+
+// URLKey is the key of one service URL.
+func URLKey(iface, category, url string) string {
+	return urlPrefix + iface + "/" + category + "/" + url
+}
+
+// URLPrefix selects every URL of one interface and category.
+func URLPrefix(iface, category string) string {
+	return urlPrefix + iface + "/" + category + "/"
+}
+
+// Record is one registration. Exactly one field is set.
+type Record struct {
+	Broker *Broker `json:"b,omitempty"`
+	Queue  *Queue  `json:"q,omitempty"`
+	URL    *URL    `json:"u,omitempty"`
+}
+
+// Broker is a RocketMQ broker's address under (cluster, name, id); id 0 is
+// the master.
+type Broker struct {
+	Cluster string `json:"c"`
+	Name    string `json:"n"`
+	ID      int64  `json:"i"`
+	Addr    string `json:"a"`
+	HAAddr  string `json:"h,omitempty"`
+	Zone    string `json:"z,omitempty"`
+}
+
+// Queue is a topic's queue configuration on one broker name.
+type Queue struct {
+	Topic          string `json:"t"`
+	BrokerName     string `json:"n"`
+	ReadQueueNums  int    `json:"r"`
+	WriteQueueNums int    `json:"w"`
+	Perm           int    `json:"p"`
+	TopicSysFlag   int    `json:"f,omitempty"`
+}
+
+// URL is a service URL registered for an interface and category. URL holds
+// the canonical string; identity is the whole of it.
+type URL struct {
+	Interface string `json:"i"`
+	Category  string `json:"c"`
+	URL       string `json:"u"`
+}
+
+// Key is where the record lives inside its origin, or "" for a record with
+// not exactly one field set.
+func (r Record) Key() string {
+	switch {
+	case r.Broker != nil && r.Queue == nil && r.URL == nil:
+		return BrokerKey(r.Broker.Cluster, r.Broker.Name, r.Broker.ID)
+	case r.Queue != nil && r.Broker == nil && r.URL == nil:
+		return QueueKey(r.Queue.BrokerName, r.Queue.Topic)
+	case r.URL != nil && r.Broker == nil && r.Queue == nil:
+		return URLKey(r.URL.Interface, r.URL.Category, r.URL.URL)
+	}
+	return ""
+}
+
+func (r Record) equal(o Record) bool {
+	switch {
+	case r.Broker != nil:
+		return o.Broker != nil && *r.Broker == *o.Broker
+	case r.Queue != nil:
+		return o.Queue != nil && *r.Queue == *o.Queue
+	case r.URL != nil:
+		return o.URL != nil && *r.URL == *o.URL
+	}
+	return false
+}
+
+// clone copies the record so the table never shares memory with callers.
+func (r Record) clone() Record {
+	switch {
+	case r.Broker != nil:
+		b := *r.Broker
+		return Record{Broker: &b}
+	case r.Queue != nil:
+		q := *r.Queue
+		return Record{Queue: &q}
+	case r.URL != nil:
+		u := *r.URL
+		return Record{URL: &u}
+	}
+	return Record{}
+}
+
+// valid reports whether a record received from the network is one the views
+// can index: one field set, and the key components free of '/'.
+func (r Record) valid() bool {
+	if r.Key() == "" {
+		return false
+	}
+	switch {
+	case r.Broker != nil:
+		return component(r.Broker.Cluster) && component(r.Broker.Name) && r.Broker.ID >= 0
+	case r.Queue != nil:
+		return component(r.Queue.Topic) && component(r.Queue.BrokerName)
+	default:
+		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != ""
+	}
+}
+
+func component(s string) bool { return s != "" && !strings.Contains(s, "/") }

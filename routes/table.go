@@ -1,0 +1,346 @@
+package routes
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
+// half is forgotten and the origin's floor rises: a late op at or below the
+// floor is refused, and the digest hash, which then differs from the
+// origin's, makes anti-entropy fetch the authoritative snapshot.
+var maxTombstones = 4096
+
+// Op is one change to one key of an origin. Rec nil means delete.
+type Op struct {
+	Key string  `json:"k"`
+	Seq uint64  `json:"s"`
+	Rec *Record `json:"r,omitempty"`
+}
+
+// Delta is a batch of ops of one origin incarnation.
+type Delta struct {
+	Origin string `json:"o"`
+	Inc    uint64 `json:"i"`
+	Ops    []Op   `json:"ops"`
+}
+
+// Snapshot is everything a replica holds of one origin: live records and
+// tombstones as ops, and the highest seq it has seen. Authoritative marks a
+// snapshot made by the origin itself.
+type Snapshot struct {
+	Origin        string `json:"o"`
+	Inc           uint64 `json:"i"`
+	Seq           uint64 `json:"s"`
+	Authoritative bool   `json:"a,omitempty"`
+	Ops           []Op   `json:"ops"`
+}
+
+// Result counts what Apply or Merge did with the ops it was given.
+type Result struct {
+	Applied int // changed the table
+	Stale   int // older than what the table holds, or a dead incarnation
+	Invalid int // malformed: wrong key, not exactly one field, bad names
+}
+
+type entry struct {
+	seq uint64
+	rec Record
+}
+
+type originState struct {
+	inc   uint64
+	seq   uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
+	floor uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
+	hash  uint64
+	live  map[string]entry
+	tombs map[string]uint64
+}
+
+func newOriginState(inc uint64) *originState {
+	return &originState{inc: inc, live: map[string]entry{}, tombs: map[string]uint64{}}
+}
+
+// Table is the replicated route table of one agent.
+type Table struct {
+	mu      sync.RWMutex
+	local   string
+	origins map[string]*originState
+	views   viewIndex
+	watch   watcher
+}
+
+// NewTable returns an empty table for the agent named local, whose own
+// records carry incarnation inc. inc must grow across restarts of the same
+// agent name (the start time in ns, or a counter kept in the data dir).
+func NewTable(local string, inc uint64) *Table {
+	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex()}
+	t.origins[local] = newOriginState(inc)
+	t.watch.init()
+	return t
+}
+
+// Local is the name of this table's own origin.
+func (t *Table) Local() string { return t.local }
+
+// ApplyLocal changes this agent's own records: puts replace or add, deletes
+// remove. Only real changes become ops, so re-registering the same content
+// costs nothing and returns ok false.
+func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.origins[t.local]
+	d = Delta{Origin: t.local, Inc: st.inc}
+	for _, r := range puts {
+		key := r.Key()
+		if key == "" {
+			continue
+		}
+		if e, ok := st.live[key]; ok && e.rec.equal(r) {
+			continue
+		}
+		rec := r.clone()
+		op := Op{Key: key, Seq: st.seq + 1, Rec: &rec}
+		t.applyOp(t.local, st, op)
+		d.Ops = append(d.Ops, op)
+	}
+	for _, key := range deletes {
+		if _, ok := st.live[key]; !ok {
+			continue
+		}
+		op := Op{Key: key, Seq: st.seq + 1}
+		t.applyOp(t.local, st, op)
+		d.Ops = append(d.Ops, op)
+	}
+	if len(d.Ops) > 0 {
+		t.watch.bump()
+	}
+	return d, len(d.Ops) > 0
+}
+
+// LocalRecords returns this agent's own records whose key starts with prefix.
+func (t *Table) LocalRecords(prefix string) []Record {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []Record
+	for k, e := range t.origins[t.local].live {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, e.rec.clone())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out
+}
+
+// Apply applies a remote delta. Deltas about this table's own origin are
+// ignored: nobody else may change them.
+func (t *Table) Apply(d Delta) Result {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var res Result
+	st := t.stateFor(d.Origin, d.Inc, &res, len(d.Ops))
+	if st == nil {
+		return res
+	}
+	for _, op := range d.Ops {
+		t.countOp(&res, t.applyChecked(d.Origin, st, op, true))
+	}
+	if res.Applied > 0 {
+		t.watch.bump()
+	}
+	return res
+}
+
+// Merge folds a snapshot into the table. Per key it behaves like Apply; an
+// authoritative snapshot (made by the origin) also removes live keys it does
+// not list but covers (seq at or below its own), whose deletes this replica
+// missed and can no longer learn from a tombstone.
+func (t *Table) Merge(s Snapshot) Result {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var res Result
+	st := t.stateFor(s.Origin, s.Inc, &res, len(s.Ops))
+	if st == nil {
+		return res
+	}
+	listed := make(map[string]bool, len(s.Ops))
+	for _, op := range s.Ops {
+		listed[op.Key] = true
+		// The origin's own snapshot is the truth at s.Seq, so the floor,
+		// which guards against replicas that forgot a tombstone, does not
+		// apply to it.
+		t.countOp(&res, t.applyChecked(s.Origin, st, op, !s.Authoritative))
+	}
+	if s.Authoritative {
+		for k, e := range st.live {
+			if !listed[k] && e.seq <= s.Seq {
+				t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})
+				res.Applied++
+			}
+		}
+		st.floor = max(st.floor, s.Seq)
+	}
+	st.seq = max(st.seq, s.Seq)
+	if res.Applied > 0 {
+		t.watch.bump()
+	}
+	return res
+}
+
+// Snapshot returns what this table holds of origin, ok false if nothing.
+func (t *Table) Snapshot(origin string) (Snapshot, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	st, ok := t.origins[origin]
+	if !ok {
+		return Snapshot{}, false
+	}
+	s := Snapshot{Origin: origin, Inc: st.inc, Seq: st.seq, Authoritative: origin == t.local,
+		Ops: make([]Op, 0, len(st.live)+len(st.tombs))}
+	for k, e := range st.live {
+		rec := e.rec.clone()
+		s.Ops = append(s.Ops, Op{Key: k, Seq: e.seq, Rec: &rec})
+	}
+	for k, seq := range st.tombs {
+		s.Ops = append(s.Ops, Op{Key: k, Seq: seq})
+	}
+	return s, true
+}
+
+// DropOrigin forgets every record of origin (its agent died or left).
+// Dropping the local origin is refused: its records live as long as we do.
+func (t *Table) DropOrigin(origin string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.origins[origin]
+	if !ok || origin == t.local {
+		return false
+	}
+	for k, e := range st.live {
+		t.views.unlink(origin, k, e.rec)
+	}
+	delete(t.origins, origin)
+	if len(st.live) > 0 {
+		t.watch.bump()
+	}
+	return true
+}
+
+// Origins lists the origins the table holds, sorted.
+func (t *Table) Origins() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]string, 0, len(t.origins))
+	for o := range t.origins {
+		out = append(out, o)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stateFor returns origin's state ready to take ops of incarnation inc,
+// resetting it when inc is newer, or nil (counting n stale ops) when inc is
+// older or the origin is our own.
+func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originState {
+	if origin == t.local || origin == "" {
+		res.Stale += n
+		return nil
+	}
+	st, ok := t.origins[origin]
+	switch {
+	case !ok:
+		st = newOriginState(inc)
+		t.origins[origin] = st
+	case inc < st.inc:
+		res.Stale += n
+		return nil
+	case inc > st.inc:
+		for k, e := range st.live {
+			t.views.unlink(origin, k, e.rec)
+		}
+		if len(st.live) > 0 {
+			t.watch.bump()
+		}
+		st = newOriginState(inc)
+		t.origins[origin] = st
+	}
+	return st
+}
+
+type opOutcome int
+
+const (
+	opApplied opOutcome = iota
+	opStale
+	opInvalid
+)
+
+func (t *Table) countOp(res *Result, o opOutcome) {
+	switch o {
+	case opApplied:
+		res.Applied++
+	case opStale:
+		res.Stale++
+	default:
+		res.Invalid++
+	}
+}
+
+// applyChecked validates a remote op, then applies it if it is newer than
+// what the table holds for its key (and, with useFloor, above the floor).
+func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor bool) opOutcome {
+	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || op.Rec.Key() != op.Key)) || op.Key == "" {
+		return opInvalid
+	}
+	if useFloor && op.Seq <= st.floor {
+		return opStale
+	}
+	if e, ok := st.live[op.Key]; ok && e.seq >= op.Seq {
+		st.seq = max(st.seq, op.Seq)
+		return opStale
+	}
+	if seq, ok := st.tombs[op.Key]; ok && seq >= op.Seq {
+		st.seq = max(st.seq, op.Seq)
+		return opStale
+	}
+	t.applyOp(origin, st, op)
+	return opApplied
+}
+
+// applyOp writes an op known to be newest for its key.
+func (t *Table) applyOp(origin string, st *originState, op Op) {
+	if old, ok := st.live[op.Key]; ok {
+		st.hash ^= pairHash(op.Key, old.seq)
+		t.views.unlink(origin, op.Key, old.rec)
+		delete(st.live, op.Key)
+	}
+	delete(st.tombs, op.Key)
+	if op.Rec != nil {
+		rec := op.Rec.clone()
+		st.live[op.Key] = entry{seq: op.Seq, rec: rec}
+		st.hash ^= pairHash(op.Key, op.Seq)
+		t.views.link(origin, op.Key, rec)
+	} else {
+		st.tombs[op.Key] = op.Seq
+		if len(st.tombs) > maxTombstones {
+			st.forgetOldTombs()
+		}
+	}
+	st.seq = max(st.seq, op.Seq)
+}
+
+func (st *originState) forgetOldTombs() {
+	seqs := make([]uint64, 0, len(st.tombs))
+	for _, s := range st.tombs {
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	cut := seqs[len(seqs)/2]
+	for k, s := range st.tombs {
+		if s <= cut {
+			delete(st.tombs, k)
+		}
+	}
+	st.floor = max(st.floor, cut)
+}

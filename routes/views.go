@@ -1,0 +1,247 @@
+package routes
+
+import (
+	"sort"
+)
+
+// QueueData is a topic's queues on one broker name, as RocketMQ clients read it.
+type QueueData struct {
+	BrokerName     string `json:"brokerName"`
+	ReadQueueNums  int    `json:"readQueueNums"`
+	WriteQueueNums int    `json:"writeQueueNums"`
+	Perm           int    `json:"perm"`
+	TopicSysFlag   int    `json:"topicSysFlag"`
+}
+
+// BrokerData is one broker name's addresses by broker id (0 = master).
+type BrokerData struct {
+	Cluster     string           `json:"cluster"`
+	BrokerName  string           `json:"brokerName"`
+	BrokerAddrs map[int64]string `json:"brokerAddrs"`
+	// Origins are the agents the addresses were registered on, by broker
+	// id, so callers can order brokers by their distance to this agent.
+	Origins map[int64]string `json:"-"`
+}
+
+// Origin is the agent that registered the master, or else the lowest id.
+func (b BrokerData) Origin() string {
+	if o, ok := b.Origins[0]; ok {
+		return o
+	}
+	best := int64(-1)
+	for id := range b.Origins {
+		if best < 0 || id < best {
+			best = id
+		}
+	}
+	return b.Origins[best]
+}
+
+// TopicRoute is RocketMQ's TopicRouteData: where a topic's queues live.
+type TopicRoute struct {
+	QueueDatas  []QueueData  `json:"queueDatas"`
+	BrokerDatas []BrokerData `json:"brokerDatas"`
+}
+
+// ClusterInfo is RocketMQ's cluster table.
+type ClusterInfo struct {
+	BrokerAddrTable  map[string]BrokerData `json:"brokerAddrTable"`
+	ClusterAddrTable map[string][]string   `json:"clusterAddrTable"`
+}
+
+// ref names a record inside the table: its origin and key.
+type ref struct{ origin, key string }
+
+// viewIndex keeps the secondary indexes views read, updated as records come
+// and go, so a query touches only what it answers about.
+type viewIndex struct {
+	queues  map[string]map[ref]*Queue  // topic
+	brokers map[string]map[ref]*Broker // broker name
+	urls    map[string]map[ref]*URL    // interface
+}
+
+func newViewIndex() viewIndex {
+	return viewIndex{queues: map[string]map[ref]*Queue{}, brokers: map[string]map[ref]*Broker{}, urls: map[string]map[ref]*URL{}}
+}
+
+func (v *viewIndex) link(origin, key string, r Record) {
+	k := ref{origin, key}
+	switch {
+	case r.Broker != nil:
+		addTo(v.brokers, r.Broker.Name, k, r.Broker)
+	case r.Queue != nil:
+		addTo(v.queues, r.Queue.Topic, k, r.Queue)
+	case r.URL != nil:
+		addTo(v.urls, r.URL.Interface, k, r.URL)
+	}
+}
+
+func (v *viewIndex) unlink(origin, key string, r Record) {
+	k := ref{origin, key}
+	switch {
+	case r.Broker != nil:
+		removeFrom(v.brokers, r.Broker.Name, k)
+	case r.Queue != nil:
+		removeFrom(v.queues, r.Queue.Topic, k)
+	case r.URL != nil:
+		removeFrom(v.urls, r.URL.Interface, k)
+	}
+}
+
+func addTo[T any](m map[string]map[ref]*T, name string, k ref, v *T) {
+	inner, ok := m[name]
+	if !ok {
+		inner = map[ref]*T{}
+		m[name] = inner
+	}
+	inner[k] = v
+}
+
+func removeFrom[T any](m map[string]map[ref]*T, name string, k ref) {
+	if inner, ok := m[name]; ok {
+		delete(inner, k)
+		if len(inner) == 0 {
+			delete(m, name)
+		}
+	}
+}
+
+// brokerData builds one broker name's view. When two origins register the
+// same id (a broker moved between agents and the old one is not yet known
+// dead), the lowest origin name wins so every replica answers alike.
+func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
+	regs := v.brokers[name]
+	if len(regs) == 0 {
+		return BrokerData{}, false
+	}
+	bd := BrokerData{BrokerName: name, BrokerAddrs: map[int64]string{}, Origins: map[int64]string{}}
+	first := int64(-1)
+	for r, b := range regs {
+		if o, taken := bd.Origins[b.ID]; taken && o < r.origin {
+			continue
+		}
+		bd.BrokerAddrs[b.ID] = b.Addr
+		bd.Origins[b.ID] = r.origin
+		if first < 0 || b.ID < first {
+			first = b.ID
+		}
+	}
+	// The cluster comes from the lowest id, the master when there is one.
+	for r, b := range regs {
+		if b.ID == first && bd.Origins[first] == r.origin {
+			bd.Cluster = b.Cluster
+		}
+	}
+	return bd, true
+}
+
+// TopicRoute answers where topic's queues are. Queue data whose broker is
+// not registered is left out, as the NameServer does; ok is false when
+// nothing remains. Lists are sorted by broker name.
+func (t *Table) TopicRoute(topic string) (TopicRoute, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	byBroker := map[string]ref{}
+	var route TopicRoute
+	for r, q := range t.views.queues[topic] {
+		if prev, dup := byBroker[q.BrokerName]; dup && prev.origin < r.origin {
+			continue
+		}
+		byBroker[q.BrokerName] = r
+	}
+	for name, r := range byBroker {
+		bd, ok := t.views.brokerData(name)
+		if !ok {
+			continue
+		}
+		q := t.views.queues[topic][r]
+		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: q.ReadQueueNums,
+			WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag})
+		route.BrokerDatas = append(route.BrokerDatas, bd)
+	}
+	if len(route.QueueDatas) == 0 {
+		return TopicRoute{}, false
+	}
+	sort.Slice(route.QueueDatas, func(i, j int) bool { return route.QueueDatas[i].BrokerName < route.QueueDatas[j].BrokerName })
+	sort.Slice(route.BrokerDatas, func(i, j int) bool { return route.BrokerDatas[i].BrokerName < route.BrokerDatas[j].BrokerName })
+	return route, true
+}
+
+// Topics lists every topic with queue data, sorted.
+func (t *Table) Topics() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return sortedKeys(t.views.queues)
+}
+
+// Queues lists every topic's queue data on one broker name, one entry per
+// topic, sorted by topic.
+func (t *Table) Queues(brokerName string) []Queue {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []Queue
+	for _, byRef := range t.views.queues {
+		var pick *Queue
+		var from string
+		for r, q := range byRef {
+			if q.BrokerName == brokerName && (pick == nil || r.origin < from) {
+				pick, from = q, r.origin
+			}
+		}
+		if pick != nil {
+			out = append(out, *pick)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
+	return out
+}
+
+// Clusters answers the cluster table: every broker name's addresses, and
+// which broker names each cluster has.
+func (t *Table) Clusters() ClusterInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	ci := ClusterInfo{BrokerAddrTable: map[string]BrokerData{}, ClusterAddrTable: map[string][]string{}}
+	for name := range t.views.brokers {
+		bd, _ := t.views.brokerData(name)
+		ci.BrokerAddrTable[name] = bd
+		ci.ClusterAddrTable[bd.Cluster] = append(ci.ClusterAddrTable[bd.Cluster], name)
+	}
+	for _, names := range ci.ClusterAddrTable {
+		sort.Strings(names)
+	}
+	return ci
+}
+
+// Services lists every interface with a registered URL, sorted.
+func (t *Table) Services() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return sortedKeys(t.views.urls)
+}
+
+// URLs lists the distinct URLs of one interface in one category, sorted.
+// An empty category means every category.
+func (t *Table) URLs(iface, category string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range t.views.urls[iface] {
+		if (category == "" || u.Category == category) && !seen[u.URL] {
+			seen[u.URL] = true
+			out = append(out, u.URL)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
