@@ -344,3 +344,24 @@ func (st *originState) forgetOldTombs() {
 	}
 	st.floor = max(st.floor, cut)
 }
+
+// DropOlder drops origin if what the table holds of it is of an incarnation
+// older than inc: the agent restarted, and its old records are superseded
+// even before it registers anything anew.
+func (t *Table) DropOlder(origin string, inc uint64) bool {
+	t.mu.RLock()
+	st, ok := t.origins[origin]
+	older := ok && st.inc < inc
+	t.mu.RUnlock()
+	return older && t.DropOrigin(origin)
+}
+
+// Len counts the origins and live records the table holds.
+func (t *Table) Len() (origins, records int) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, st := range t.origins {
+		records += len(st.live)
+	}
+	return len(t.origins), records
+}

@@ -245,3 +245,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Brokers lists the broker records registered under one broker name, sorted
+// by id then origin.
+func (t *Table) Brokers(name string) []Broker {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	type withOrigin struct {
+		b      Broker
+		origin string
+	}
+	var all []withOrigin
+	for r, b := range t.views.brokers[name] {
+		all = append(all, withOrigin{*b, r.origin})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].b.ID != all[j].b.ID {
+			return all[i].b.ID < all[j].b.ID
+		}
+		return all[i].origin < all[j].origin
+	})
+	out := make([]Broker, len(all))
+	for i, w := range all {
+		out[i] = w.b
+	}
+	return out
+}

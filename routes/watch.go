@@ -56,3 +56,7 @@ func (t *Table) Wait(ctx context.Context, after uint64) uint64 {
 		}
 	}
 }
+
+// Touch grows the index for a change outside the table that queries can
+// see, such as membership, so blocking queries on those wake too.
+func (t *Table) Touch() { t.watch.bump() }

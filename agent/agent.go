@@ -1,0 +1,267 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/namecast/namecast/gossip"
+	"github.com/namecast/namecast/routes"
+)
+
+// Agent is one namecast process.
+type Agent struct {
+	cfg   Config
+	log   *slog.Logger
+	table *routes.Table
+	ttl   *ttls
+	regMu sync.Mutex // serialises read-modify-write of our own records
+
+	gossip  *gossip.Gossip
+	httpLn  net.Listener
+	httpSrv *http.Server
+	metrics *metrics.Metrics
+	prom    *prometheus.Registry
+
+	leaving  atomic.Bool
+	left     chan struct{} // closed when a leave was requested over the API
+	ctx      context.Context // done at shutdown; ends loops and blocked queries
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	leftOnce sync.Once
+}
+
+// New checks cfg and prepares an agent. It starts nothing.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Agent{
+		cfg:    cfg,
+		log:    cfg.Logger.With("component", "agent", "node", cfg.NodeName),
+		left:   make(chan struct{}),
+		ctx:    ctx,
+		cancel: cancel,
+	}, nil
+}
+
+// Start binds every listener, starts gossip and joins the configured
+// members. On error, whatever had started is stopped again.
+func (a *Agent) Start(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			a.Shutdown()
+		}
+	}()
+	inc, err := a.incarnation()
+	if err != nil {
+		return err
+	}
+	a.table = routes.NewTable(a.cfg.NodeName, inc)
+	a.ttl = newTTLs()
+	if err := a.startMetrics(); err != nil {
+		return err
+	}
+	if a.httpLn, err = net.Listen("tcp", a.cfg.HTTPAddr); err != nil {
+		return fmt.Errorf("HTTP API on %s: %w", a.cfg.HTTPAddr, err)
+	}
+	if err := a.startGossip(); err != nil {
+		return err
+	}
+	a.serveHTTP()
+	a.goLoop(a.expireLoop)
+	if len(a.cfg.Join) > 0 {
+		n, err := a.gossip.Join(a.cfg.Join)
+		if n == 0 {
+			return fmt.Errorf("could not join any of %v: %v (check the addresses and that those agents run with the same --cluster and --encrypt)", a.cfg.Join, err)
+		}
+		a.log.Info("joined cluster", "contacted", n)
+	}
+	if len(a.cfg.RetryJoin) > 0 {
+		a.goLoop(a.retryJoinLoop)
+	}
+	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
+	return nil
+}
+
+func (a *Agent) startGossip() error {
+	gc, err := gossip.Profile(a.cfg.Profile)
+	if err != nil {
+		return err
+	}
+	mc := gc.Memberlist
+	mc.BindAddr, mc.BindPort, _ = splitHostPort(a.cfg.BindAddr)
+	if a.cfg.AdvertiseAddr != "" {
+		mc.AdvertiseAddr, mc.AdvertisePort, _ = splitHostPort(a.cfg.AdvertiseAddr)
+	}
+	mc.Label = a.cfg.Cluster
+	if a.cfg.EncryptKey != "" {
+		key, err := decodeKey(a.cfg.EncryptKey)
+		if err != nil {
+			return err
+		}
+		mc.SecretKey = key
+	}
+	if a.cfg.TuneMemberlist != nil {
+		a.cfg.TuneMemberlist(mc)
+	}
+	gc.Table = a.table
+	gc.Logger = a.cfg.Logger.With("node", a.cfg.NodeName)
+	gc.Metrics = a.metrics
+	gc.Tags = a.tags()
+	if a.gossip, err = gossip.New(gc); err != nil {
+		return err
+	}
+	return a.gossip.Start()
+}
+
+// tags are what peers learn about us: the configured ones plus where our
+// APIs listen.
+func (a *Agent) tags() map[string]string {
+	t := map[string]string{}
+	for k, v := range a.cfg.Tags {
+		t[k] = v
+	}
+	t["http"] = a.HTTPAddr()
+	return t
+}
+
+func decodeKey(s string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("--encrypt: not valid base64 (make one with `namecast keygen`): %v", err)
+	}
+	if n := len(key); n != 16 && n != 24 && n != 32 {
+		return nil, fmt.Errorf("--encrypt: key is %d bytes; it must be 16, 24 or 32 bytes (make one with `namecast keygen`)", n)
+	}
+	return key, nil
+}
+
+// Run starts the agent and serves until ctx is cancelled or a leave is
+// requested over the API; then it leaves gracefully and shuts down.
+func (a *Agent) Run(ctx context.Context) error {
+	if err := a.Start(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-a.left:
+	}
+	return a.Leave(context.Background())
+}
+
+// Leave withdraws this agent's routes everywhere by leaving the cluster
+// gracefully, then shuts down.
+func (a *Agent) Leave(ctx context.Context) error {
+	a.leaving.Store(true)
+	var err error
+	if a.gossip != nil {
+		timeout := time.Duration(a.cfg.LeaveTimeout)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+			timeout = time.Until(dl)
+		}
+		a.log.Info("leaving the cluster")
+		err = a.gossip.Leave(timeout)
+	}
+	return errors.Join(err, a.Shutdown())
+}
+
+// Shutdown stops the agent without leaving: peers will see it fail. It
+// stops the HTTP listener, then the expiry loop, then gossip, and waits for
+// every goroutine. Safe to call more than once.
+func (a *Agent) Shutdown() error {
+	var err error
+	a.stopOnce.Do(func() {
+		a.leaving.Store(true)
+		a.cancel()
+		if a.httpSrv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			err = a.httpSrv.Shutdown(ctx)
+			cancel()
+			if err != nil {
+				a.httpSrv.Close()
+				err = nil
+			}
+		} else if a.httpLn != nil {
+			a.httpLn.Close()
+		}
+		a.wg.Wait()
+		if a.gossip != nil {
+			err = errors.Join(err, a.gossip.Shutdown())
+		}
+		a.log.Info("agent stopped")
+	})
+	return err
+}
+
+// Done is closed when the agent was asked to leave over the API.
+func (a *Agent) Done() <-chan struct{} { return a.left }
+
+// HTTPAddr is the address the HTTP API listens on (with the real port when
+// configured as 0).
+func (a *Agent) HTTPAddr() string {
+	if a.httpLn == nil {
+		return ""
+	}
+	return a.httpLn.Addr().String()
+}
+
+// GossipAddr is the address peers reach our gossip on.
+func (a *Agent) GossipAddr() string {
+	if a.gossip == nil {
+		return ""
+	}
+	return a.gossip.LocalAddr()
+}
+
+// Table is the agent's route table (read-only use: views and Wait).
+func (a *Agent) Table() *routes.Table { return a.table }
+
+// Gossip is the agent's cluster membership.
+func (a *Agent) Gossip() *gossip.Gossip { return a.gossip }
+
+// Name is the agent's node name.
+func (a *Agent) Name() string { return a.cfg.NodeName }
+
+func (a *Agent) goLoop(f func()) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		f()
+	}()
+}
+
+// retryJoinLoop keeps trying RetryJoin with exponential backoff up to 30 s
+// until a member answers.
+func (a *Agent) retryJoinLoop() {
+	backoff := time.Second
+	for {
+		if n, err := a.gossip.Join(a.cfg.RetryJoin); n > 0 {
+			a.log.Info("retry-join succeeded", "contacted", n)
+			return
+		} else {
+			a.log.Warn("retry-join failed; will try again", "in", backoff, "err", err)
+		}
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 30*time.Second)
+	}
+}

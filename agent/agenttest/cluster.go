@@ -1,0 +1,197 @@
+// Package agenttest starts in-process clusters of namecast agents on
+// loopback for tests: free ports, a random cluster label so parallel tests
+// never merge, faster failure detection, and cleanup registered with the
+// test.
+package agenttest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/internal/testutil"
+)
+
+// Cluster is a set of agents joined into one cluster.
+type Cluster struct {
+	t      testing.TB
+	label  string
+	mu     sync.Mutex
+	agents []*agent.Agent
+	cfgs   []agent.Config
+	tune   func(*memberlist.Config)
+}
+
+// Option adjusts every agent's configuration.
+type Option func(*agent.Config)
+
+// WithProfile selects a timing profile (the default is "local" tuned for
+// quick failure detection).
+func WithProfile(p string) Option { return func(c *agent.Config) { c.Profile = p; c.TuneMemberlist = nil } }
+
+// FastFailure makes SWIM declare a crashed member dead within ~1-2 s.
+func FastFailure(mc *memberlist.Config) {
+	mc.ProbeInterval = 200 * time.Millisecond
+	mc.ProbeTimeout = 100 * time.Millisecond
+	mc.SuspicionMult = 3
+	mc.GossipInterval = 50 * time.Millisecond
+	mc.PushPullInterval = 5 * time.Second
+	mc.TCPTimeout = 2 * time.Second
+}
+
+// Start starts n agents on loopback and joins them; t's cleanup stops them.
+func Start(t testing.TB, n int, opts ...Option) *Cluster {
+	t.Helper()
+	c := &Cluster{t: t, label: "test-" + strconv.FormatUint(rand.Uint64(), 36)}
+	t.Cleanup(c.Close)
+	for i := 0; i < n; i++ {
+		cfg := agent.DefaultConfig()
+		cfg.NodeName = fmt.Sprintf("agent-%d", i)
+		cfg.BindAddr = "127.0.0.1:0"
+		cfg.HTTPAddr = "127.0.0.1:0"
+		cfg.RocketMQAddr = "127.0.0.1:0"
+		cfg.Cluster = c.label
+		cfg.Profile = "local"
+		cfg.LeaveTimeout = agent.Duration(2 * time.Second)
+		cfg.TuneMemberlist = FastFailure
+		if os.Getenv("NAMECAST_TEST_LOG") != "" {
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+		for _, o := range opts {
+			o(&cfg)
+		}
+		if i > 0 {
+			cfg.Join = []string{c.agents[0].GossipAddr()}
+		}
+		c.cfgs = append(c.cfgs, cfg)
+		c.agents = append(c.agents, c.startAgent(cfg))
+	}
+	c.WaitMembers(n)
+	return c
+}
+
+func (c *Cluster) startAgent(cfg agent.Config) *agent.Agent {
+	c.t.Helper()
+	a, err := agent.New(cfg)
+	if err != nil {
+		c.t.Fatalf("agent %s: %v", cfg.NodeName, err)
+	}
+	if err := a.Start(context.Background()); err != nil {
+		c.t.Fatalf("starting agent %s: %v", cfg.NodeName, err)
+	}
+	return a
+}
+
+// Agent returns agent i (nil once stopped).
+func (c *Cluster) Agent(i int) *agent.Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.agents[i]
+}
+
+// Len is the number of agent slots, running or not.
+func (c *Cluster) Len() int { return len(c.agents) }
+
+// Running lists the indexes of running agents.
+func (c *Cluster) Running() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for i, a := range c.agents {
+		if a != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Crash stops agent i without leaving, as a killed process would.
+func (c *Cluster) Crash(i int) {
+	c.mu.Lock()
+	a := c.agents[i]
+	c.agents[i] = nil
+	c.mu.Unlock()
+	if a != nil {
+		a.Shutdown()
+	}
+}
+
+// Leave makes agent i leave gracefully.
+func (c *Cluster) Leave(i int) {
+	c.mu.Lock()
+	a := c.agents[i]
+	c.agents[i] = nil
+	c.mu.Unlock()
+	if a != nil {
+		if err := a.Leave(context.Background()); err != nil {
+			c.t.Logf("leave agent-%d: %v", i, err)
+		}
+	}
+}
+
+// Restart crashes agent i if it runs, then starts it again under the same
+// name, gossip and HTTP addresses (the same host coming back), joined to a
+// running agent.
+func (c *Cluster) Restart(i int) *agent.Agent {
+	c.t.Helper()
+	if a := c.Agent(i); a != nil {
+		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
+	}
+	c.Crash(i)
+	cfg := c.cfgs[i]
+	cfg.Join = nil
+	for _, j := range c.Running() {
+		cfg.Join = []string{c.Agent(j).GossipAddr()}
+		break
+	}
+	a := c.startAgent(cfg)
+	c.mu.Lock()
+	c.agents[i] = a
+	c.mu.Unlock()
+	return a
+}
+
+// WaitMembers waits until every running agent sees n alive members.
+func (c *Cluster) WaitMembers(n int) {
+	c.t.Helper()
+	testutil.Eventually(c.t, 20*time.Second, func() error {
+		for _, i := range c.Running() {
+			if got := c.Agent(i).Gossip().AliveMembers(); got != n {
+				return fmt.Errorf("agent-%d sees %d members, want %d", i, got, n)
+			}
+		}
+		return nil
+	})
+}
+
+// Converged reports nil once every running agent holds an identical digest.
+func (c *Cluster) Converged() error {
+	var first string
+	var want uint64
+	for _, i := range c.Running() {
+		a := c.Agent(i)
+		sum := a.Table().Digest().Summary()
+		if first == "" {
+			first, want = a.Name(), sum
+		} else if sum != want {
+			return fmt.Errorf("%s's digest differs from %s's", a.Name(), first)
+		}
+	}
+	return nil
+}
+
+// Close stops every agent still running.
+func (c *Cluster) Close() {
+	for i := range c.agents {
+		c.Crash(i)
+	}
+}

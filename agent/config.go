@@ -1,0 +1,177 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// Default addresses (DESIGN §3).
+const (
+	DefaultGossipAddr   = "0.0.0.0:7946"
+	DefaultHTTPAddr     = "127.0.0.1:7947"
+	DefaultRocketMQAddr = "127.0.0.1:9876"
+)
+
+// Config is everything an agent needs. The JSON names are those of the
+// config file (--config) and match the command-line flags.
+type Config struct {
+	// NodeName names this member and the origin of its records; it must be
+	// unique in the cluster. Default: the host name.
+	NodeName string `json:"node"`
+	// BindAddr is the gossip address (UDP and TCP). AdvertiseAddr is what
+	// peers are told to use, when different (NAT, 0.0.0.0 binds).
+	BindAddr      string `json:"bind"`
+	AdvertiseAddr string `json:"advertise"`
+	// HTTPAddr serves the API. Binding it off loopback exposes writes to
+	// the network, so it then requires HTTPToken or HTTPInsecure.
+	HTTPAddr     string `json:"http"`
+	HTTPToken    string `json:"http_token"`
+	HTTPInsecure bool   `json:"http_insecure"`
+	// RocketMQAddr serves the RocketMQ NameServer protocol; "off" disables.
+	RocketMQAddr string `json:"rocketmq"`
+	// Join lists members to join at start (failure is fatal); RetryJoin
+	// lists members to keep trying, with backoff, until one answers.
+	Join      []string `json:"join"`
+	RetryJoin []string `json:"retry_join"`
+	// Discover finds peers on the LAN over mDNS under this service name.
+	Discover string `json:"discover"`
+	// Cluster is memberlist's label: agents of different clusters never
+	// merge, even when they find each other.
+	Cluster string `json:"cluster"`
+	// EncryptKey is a base64 AES key (16, 24 or 32 bytes) for gossip.
+	EncryptKey string `json:"encrypt"`
+	// DataDir keeps state across restarts; empty keeps nothing.
+	DataDir string `json:"data_dir"`
+	// Profile picks failure-detection and gossip timings: lan, wan, local
+	// or fast (see gossip.Profile).
+	Profile string `json:"profile"`
+	// Tags are published with this member (role, zone, ...).
+	Tags map[string]string `json:"tags"`
+	// LeaveTimeout bounds how long a graceful leave waits for the news to
+	// spread before the agent exits.
+	LeaveTimeout Duration `json:"leave_timeout"`
+
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger `json:"-"`
+	// TuneMemberlist, when set, adjusts the memberlist configuration last
+	// (tests inject transports and faster timings here).
+	TuneMemberlist func(*memberlist.Config) `json:"-"`
+}
+
+// DefaultConfig is the configuration of a production agent.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	return Config{
+		NodeName:     host,
+		BindAddr:     DefaultGossipAddr,
+		HTTPAddr:     DefaultHTTPAddr,
+		RocketMQAddr: DefaultRocketMQAddr,
+		Profile:      "lan",
+		LeaveTimeout: Duration(5 * time.Second),
+	}
+}
+
+// DevConfig is a single member on loopback with the default ports and no
+// data dir: `namecast agent --dev`.
+func DevConfig() Config {
+	c := DefaultConfig()
+	c.BindAddr = "127.0.0.1:7946"
+	c.Profile = "local"
+	return c
+}
+
+// LoadFile overlays the JSON config file at path onto c. Unknown keys are
+// errors, so a typo does not silently fall back to a default.
+func LoadFile(path string, c *Config) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading config file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// validate checks c and returns the first problem, phrased as a fix.
+func (c *Config) validate() error {
+	if c.NodeName == "" {
+		return fmt.Errorf("node name is empty: set --node")
+	}
+	if len(c.NodeName) > 128 {
+		return fmt.Errorf("node name %q is longer than 128 characters", c.NodeName)
+	}
+	for name, addr := range map[string]string{"--bind": c.BindAddr, "--http": c.HTTPAddr} {
+		if _, _, err := splitHostPort(addr); err != nil {
+			return fmt.Errorf("%s %q: %v", name, addr, err)
+		}
+	}
+	if c.AdvertiseAddr != "" {
+		if _, _, err := splitHostPort(c.AdvertiseAddr); err != nil {
+			return fmt.Errorf("--advertise %q: %v", c.AdvertiseAddr, err)
+		}
+	}
+	if c.RocketMQAddr != "" && c.RocketMQAddr != "off" {
+		if _, _, err := splitHostPort(c.RocketMQAddr); err != nil {
+			return fmt.Errorf("--rocketmq %q: %v (or \"off\")", c.RocketMQAddr, err)
+		}
+	}
+	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
+		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)
+	}
+	if c.Discover != "" {
+		return fmt.Errorf("--discover is not available in this build yet: use --join or --retry-join with a member's gossip address")
+	}
+	if c.LeaveTimeout <= 0 {
+		c.LeaveTimeout = Duration(5 * time.Second)
+	}
+	return nil
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("want HOST:PORT: %v", err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return "", 0, fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return host, p, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Duration is a time.Duration that reads "30s" from JSON.
+type Duration time.Duration
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string like \"30s\"")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }

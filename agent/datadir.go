@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// incarnation is the version prefix of every record this agent makes. It
+// must grow across restarts under the same name so peers take the new
+// records over the old: the start time in ns, and with a data dir never
+// less than one more than the last run's (clocks step backwards).
+func (a *Agent) incarnation() (uint64, error) {
+	now := uint64(time.Now().UnixNano())
+	if a.cfg.DataDir == "" {
+		return now, nil
+	}
+	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+		return 0, fmt.Errorf("data dir: %w", err)
+	}
+	path := filepath.Join(a.cfg.DataDir, "incarnation")
+	inc := now
+	if b, err := os.ReadFile(path); err == nil {
+		prev, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		if perr != nil {
+			a.log.Warn("incarnation file is corrupt; setting it aside", "path", path, "err", perr)
+			_ = os.Rename(path, path+".corrupt")
+		} else if prev >= inc {
+			inc = prev + 1
+		}
+	}
+	if err := writeFileAtomic(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
+		return 0, fmt.Errorf("data dir: %w", err)
+	}
+	return inc, nil
+}
+
+// writeFileAtomic writes then renames, so a crash leaves the old file or
+// the new one, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	maxBodyBytes   = 1 << 20
+	maxWait        = 10 * time.Minute
+	defaultWait    = 5 * time.Minute
+	indexHeader    = "X-Namecast-Index"
+	readTimeout    = 10 * time.Second
+	idleConnection = 2 * time.Minute
+)
+
+// httpError is an error with the status it answers as.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func errorf(status int, format string, args ...any) error {
+	return &httpError{status, fmt.Sprintf(format, args...)}
+}
+
+// handler is an endpoint: it returns a value to encode as JSON, or an error.
+type handler func(r *http.Request) (any, error)
+
+// methods routes one path by method, answering 405 in JSON otherwise.
+type methods map[string]handler
+
+func (a *Agent) serveHTTP() {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/health", a.endpoint(methods{"GET": a.getHealth}))
+	mux.Handle("/v1/members", a.endpoint(methods{"GET": a.getMembers}))
+	mux.Handle("/v1/join", a.endpoint(methods{"POST": a.postJoin}))
+	mux.Handle("/v1/leave", a.endpoint(methods{"POST": a.postLeave}))
+	mux.Handle("/v1/brokers", a.endpoint(methods{"PUT": a.putBroker}))
+	mux.Handle("/v1/brokers/{cluster}/{brokerName}/{brokerId}", a.endpoint(methods{"DELETE": a.deleteBroker}))
+	mux.Handle("/v1/topics", a.endpoint(methods{"GET": a.getTopics}))
+	mux.Handle("/v1/topics/{topic}", a.endpoint(methods{"GET": a.getTopic}))
+	mux.Handle("/v1/clusters", a.endpoint(methods{"GET": a.getClusters}))
+	mux.Handle("/v1/urls", a.endpoint(methods{"PUT": a.putURL, "DELETE": a.deleteURL}))
+	mux.Handle("/v1/services", a.endpoint(methods{"GET": a.getServices}))
+	mux.Handle("/v1/services/{interface}", a.endpoint(methods{"GET": a.getService}))
+	mux.Handle("/metrics", a.metricsHandler())
+	mux.Handle("/", a.endpoint(nil))
+	a.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
+		IdleTimeout: idleConnection, ErrorLog: nil}
+	a.goLoop(func() {
+		if err := a.httpSrv.Serve(a.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("HTTP API stopped", "err", err)
+		}
+	})
+}
+
+// endpoint wraps a set of methods with everything every answer shares:
+// method dispatch, auth for writes, the 503 while leaving, blocking-query
+// waits, the index header, JSON encoding and metrics.
+func (a *Agent) endpoint(ms methods) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		h, err := a.route(ms, r)
+		var v any
+		if err == nil {
+			v, err = h(r)
+		}
+		w.Header().Set(indexHeader, strconv.FormatUint(a.table.Index(), 10))
+		if err != nil {
+			writeError(w, err)
+		} else {
+			writeJSON(w, http.StatusOK, v)
+		}
+		a.m().MeasureSince([]string{"http", strings.ToLower(r.Method)}, start)
+	})
+}
+
+func (a *Agent) route(ms methods, r *http.Request) (handler, error) {
+	if ms == nil {
+		return nil, errorf(http.StatusNotFound, "no such endpoint: %s %s (see the API list in the README)", r.Method, r.URL.Path)
+	}
+	h, ok := ms[r.Method]
+	if !ok {
+		allowed := make([]string, 0, len(ms))
+		for m := range ms {
+			allowed = append(allowed, m)
+		}
+		return nil, errorf(http.StatusMethodNotAllowed, "%s does not take %s; use %s", r.URL.Path, r.Method, strings.Join(allowed, " or "))
+	}
+	if r.Method == http.MethodGet {
+		if err := a.block(r); err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+	if a.leaving.Load() {
+		return nil, errorf(http.StatusServiceUnavailable, "agent is leaving the cluster; register with another agent")
+	}
+	if a.cfg.HTTPToken != "" {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(a.cfg.HTTPToken)) != 1 {
+			return nil, errorf(http.StatusForbidden, "write calls need the agent's token: send Authorization: Bearer <token>")
+		}
+	}
+	return h, nil
+}
+
+// block implements blocking queries: with ?index=N it waits until the
+// table's index passes N, or ?wait (default 5m, at most 10m) runs out.
+func (a *Agent) block(r *http.Request) error {
+	q := r.URL.Query()
+	raw := q.Get("index")
+	if raw == "" {
+		return nil
+	}
+	index, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return errorf(http.StatusBadRequest, "index %q must be a non-negative integer (the X-Namecast-Index of a previous answer)", raw)
+	}
+	wait := defaultWait
+	if s := q.Get("wait"); s != "" {
+		if wait, err = time.ParseDuration(s); err != nil || wait < 0 {
+			return errorf(http.StatusBadRequest, "wait %q must be a duration like 30s, at most 10m", s)
+		}
+		wait = min(wait, maxWait)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	stop := context.AfterFunc(a.ctx, cancel) // waits end at shutdown
+	defer stop()
+	a.table.Wait(ctx, index)
+	return nil
+}
+
+// decodeBody reads a JSON body of at most 1 MiB into v, refusing unknown
+// fields so a misspelt field is an error rather than a silent default.
+func decodeBody(r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errorf(http.StatusRequestEntityTooLarge, "request body is over the %d-byte limit", maxBodyBytes)
+		}
+		return errorf(http.StatusBadRequest, "reading request body: %v", err)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return errorf(http.StatusBadRequest, "request body is empty: send a JSON object")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, "request body: %s", describeJSONError(err))
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "request body: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return strings.TrimPrefix(err.Error(), "json: ") + " (check the spelling against the API)"
+	}
+	return err.Error()
+}
+
+func jsonKind(kind string) string {
+	switch kind {
+	case "int", "int64", "int32", "uint64":
+		return "an integer"
+	case "string":
+		return "a string"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "true or false"
+	}
+	return kind
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	var he *httpError
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func parseTTL(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Second || d > 24*time.Hour {
+		return 0, errorf(http.StatusBadRequest, "ttl %q must be a duration from 1s to 24h, like \"30s\"", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/namecast/namecast/routes"
+)
+
+func (a *Agent) getHealth(r *http.Request) (any, error) {
+	status := "ok"
+	if a.leaving.Load() {
+		status = "leaving"
+	}
+	return map[string]any{"node": a.cfg.NodeName, "status": status, "members": a.gossip.AliveMembers()}, nil
+}
+
+func (a *Agent) getMembers(r *http.Request) (any, error) { return a.gossip.Members(), nil }
+
+func (a *Agent) postJoin(r *http.Request) (any, error) {
+	var req struct {
+		Addrs []string `json:"addrs"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Addrs) == 0 {
+		return nil, errorf(http.StatusBadRequest, "addrs is empty: give at least one gossip address host:port")
+	}
+	n, err := a.gossip.Join(req.Addrs)
+	if n == 0 {
+		return nil, errorf(http.StatusBadGateway, "could not join any of %v: %v", req.Addrs, err)
+	}
+	return map[string]int{"joined": n}, nil
+}
+
+func (a *Agent) postLeave(r *http.Request) (any, error) {
+	a.leftOnce.Do(func() { close(a.left) })
+	return map[string]bool{"left": true}, nil
+}
+
+func (a *Agent) putBroker(r *http.Request) (any, error) {
+	var reg BrokerRegistration
+	if err := decodeBody(r, &reg); err != nil {
+		return nil, err
+	}
+	ttl, err := parseTTL(reg.TTL)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.RegisterBroker(reg, ttl)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	return res, nil
+}
+
+func (a *Agent) deleteBroker(r *http.Request) (any, error) {
+	id, err := strconv.ParseInt(r.PathValue("brokerId"), 10, 64)
+	if err != nil || id < 0 {
+		return nil, errorf(http.StatusBadRequest, "brokerId %q must be a non-negative integer", r.PathValue("brokerId"))
+	}
+	cluster, name := r.PathValue("cluster"), r.PathValue("brokerName")
+	if !a.UnregisterBroker(cluster, name, id) {
+		return nil, errorf(http.StatusNotFound, "broker %s/%s/%d is not registered on this agent (a broker is unregistered on the agent it registered with)", cluster, name, id)
+	}
+	return map[string]bool{"deleted": true}, nil
+}
+
+func (a *Agent) getTopics(r *http.Request) (any, error) {
+	return map[string][]string{"topics": nonNil(a.table.Topics())}, nil
+}
+
+func (a *Agent) getTopic(r *http.Request) (any, error) {
+	topic := r.PathValue("topic")
+	if err := checkTopic(topic); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	route, ok := a.TopicRoute(topic)
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "no route for topic %q: no live broker registers it", topic)
+	}
+	return route, nil
+}
+
+// TopicRoute is the topic's route with brokers ordered nearest first by the
+// estimated round trip to the agent they registered on; brokers whose
+// distance is unknown yet come last, by name.
+func (a *Agent) TopicRoute(topic string) (routes.TopicRoute, bool) {
+	route, ok := a.table.TopicRoute(topic)
+	if !ok {
+		return route, false
+	}
+	rtt := map[string]time.Duration{}
+	for _, bd := range route.BrokerDatas {
+		d, known := a.gossip.RTT(bd.Origin())
+		if !known {
+			d = time.Duration(1<<63 - 1)
+		}
+		rtt[bd.BrokerName] = d
+	}
+	slices.SortStableFunc(route.BrokerDatas, func(x, y routes.BrokerData) int {
+		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
+	})
+	slices.SortStableFunc(route.QueueDatas, func(x, y routes.QueueData) int {
+		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
+	})
+	return route, true
+}
+
+func (a *Agent) getClusters(r *http.Request) (any, error) { return a.table.Clusters(), nil }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"net/http"
+)
+
+func (a *Agent) putURL(r *http.Request) (any, error) {
+	var req struct {
+		URL string `json:"url"`
+		TTL string `json:"ttl"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
+	ttl, err := parseTTL(req.TTL)
+	if err != nil {
+		return nil, err
+	}
+	u, err := a.RegisterURL(req.URL, ttl)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	return map[string]string{"url": u.URL, "interface": u.Interface, "category": u.Category}, nil
+}
+
+func (a *Agent) deleteURL(r *http.Request) (any, error) {
+	raw := r.URL.Query().Get("url")
+	if raw == "" {
+		return nil, errorf(http.StatusBadRequest, "url query parameter is required: DELETE /v1/urls?url=<escaped URL>")
+	}
+	ok, err := a.UnregisterURL(raw)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "url %q is not registered on this agent", raw)
+	}
+	return map[string]bool{"deleted": true}, nil
+}
+
+func (a *Agent) getServices(r *http.Request) (any, error) {
+	return map[string][]string{"services": nonNil(a.table.Services())}, nil
+}
+
+func (a *Agent) getService(r *http.Request) (any, error) {
+	iface := r.PathValue("interface")
+	category := r.URL.Query().Get("category")
+	if category == "" {
+		category = "providers"
+	}
+	if err := checkURLComponent("category", category); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	urls := a.table.URLs(iface, category)
+	if len(urls) == 0 && !contains(a.table.Services(), iface) {
+		return nil, errorf(http.StatusNotFound, "no URLs registered for interface %q", iface)
+	}
+	return map[string][]string{"urls": nonNil(urls)}, nil
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// BrokerRegistration is one broker's registration: its address and, for a
+// master (id 0), the full table of its topics. Slaves' topics are ignored,
+// as the NameServer takes topic configuration only from masters.
+type BrokerRegistration struct {
+	Cluster    string                 `json:"cluster"`
+	BrokerName string                 `json:"brokerName"`
+	BrokerID   int64                  `json:"brokerId"`
+	Addr       string                 `json:"addr"`
+	HAAddr     string                 `json:"haAddr"`
+	Zone       string                 `json:"zone,omitempty"`
+	Topics     map[string]TopicConfig `json:"topics"`
+	TTL        string                 `json:"ttl,omitempty"`
+}
+
+// TopicConfig is a topic's queue configuration on the registering broker.
+type TopicConfig struct {
+	ReadQueueNums  int `json:"readQueueNums"`
+	WriteQueueNums int `json:"writeQueueNums"`
+	Perm           int `json:"perm"`
+	TopicSysFlag   int `json:"topicSysFlag"`
+}
+
+// RegisterResult tells a slave where its master is.
+type RegisterResult struct {
+	MasterAddr   string `json:"masterAddr"`
+	HAServerAddr string `json:"haServerAddr"`
+}
+
+func (a *Agent) m() *metrics.Metrics { return a.metrics }
+
+// apply changes our own records and gossips the change.
+func (a *Agent) apply(puts []routes.Record, deletes []string) bool {
+	d, ok := a.table.ApplyLocal(puts, deletes)
+	if ok {
+		a.gossip.Publish(d)
+		a.m().IncrCounter([]string{"routes", "local_changes"}, 1)
+	}
+	return ok
+}
+
+// RegisterBroker replaces the broker's registration on this agent. ttl 0
+// means it lives as long as the agent.
+func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, error) {
+	if err := reg.validate(); err != nil {
+		return RegisterResult{}, err
+	}
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	b := &routes.Broker{Cluster: reg.Cluster, Name: reg.BrokerName, ID: reg.BrokerID, Addr: reg.Addr, HAAddr: reg.HAAddr, Zone: reg.Zone}
+	puts := []routes.Record{{Broker: b}}
+	var deletes []string
+	if reg.BrokerID == 0 {
+		for topic, tc := range reg.Topics {
+			puts = append(puts, routes.Record{Queue: &routes.Queue{Topic: topic, BrokerName: reg.BrokerName,
+				ReadQueueNums: tc.ReadQueueNums, WriteQueueNums: tc.WriteQueueNums, Perm: tc.Perm, TopicSysFlag: tc.TopicSysFlag}})
+		}
+		for _, r := range a.table.LocalRecords(routes.QueuePrefix(reg.BrokerName)) {
+			if _, keep := reg.Topics[r.Queue.Topic]; !keep {
+				deletes = append(deletes, r.Key())
+			}
+		}
+	}
+	a.apply(puts, deletes)
+	key := routes.BrokerKey(reg.Cluster, reg.BrokerName, reg.BrokerID)
+	a.ttl.set(key, ttl)
+	var res RegisterResult
+	if reg.BrokerID != 0 {
+		for _, m := range a.table.Brokers(reg.BrokerName) {
+			if m.ID == 0 {
+				res = RegisterResult{MasterAddr: m.Addr, HAServerAddr: m.HAAddr}
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+// UnregisterBroker removes a broker registered on this agent; ok is false
+// when there was none. A master takes its topics with it.
+func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	key := routes.BrokerKey(cluster, name, id)
+	a.ttl.clear(key)
+	return a.withdrawLocked(key)
+}
+
+// withdraw removes the registration whose primary key is key.
+func (a *Agent) withdraw(key string) bool {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	return a.withdrawLocked(key)
+}
+
+func (a *Agent) withdrawLocked(key string) bool {
+	if len(a.table.LocalRecords(key)) == 0 {
+		return false
+	}
+	deletes := []string{key}
+	if strings.HasPrefix(key, "broker/") && strings.HasSuffix(key, "/0") {
+		parts := strings.Split(key, "/")
+		for _, r := range a.table.LocalRecords(routes.QueuePrefix(parts[2])) {
+			deletes = append(deletes, r.Key())
+		}
+	}
+	return a.apply(nil, deletes)
+}
+
+func (r *BrokerRegistration) validate() error {
+	if err := checkName("cluster", r.Cluster); err != nil {
+		return err
+	}
+	if err := checkName("brokerName", r.BrokerName); err != nil {
+		return err
+	}
+	if r.BrokerID < 0 {
+		return fmt.Errorf("brokerId must be 0 (master) or a positive slave id, got %d", r.BrokerID)
+	}
+	if err := checkAddr("addr", r.Addr, true); err != nil {
+		return err
+	}
+	if err := checkAddr("haAddr", r.HAAddr, false); err != nil {
+		return err
+	}
+	if len(r.Topics) > maxTopicsPerBroker {
+		return fmt.Errorf("topics: %d topics, at most %d per broker", len(r.Topics), maxTopicsPerBroker)
+	}
+	for topic, tc := range r.Topics {
+		if err := checkTopic(topic); err != nil {
+			return err
+		}
+		if err := tc.validate(topic); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tc TopicConfig) validate(topic string) error {
+	for name, v := range map[string]int{"readQueueNums": tc.ReadQueueNums, "writeQueueNums": tc.WriteQueueNums} {
+		if v < 0 || v > maxQueueNums {
+			return fmt.Errorf("topic %q: %s must be from 0 to %d, got %d", topic, name, maxQueueNums, v)
+		}
+	}
+	if tc.Perm < 0 || tc.Perm > 15 {
+		return fmt.Errorf("topic %q: perm must be a bit set of 8 (priority), 4 (read), 2 (write), 1 (inherit), from 0 to 15, got %d", topic, tc.Perm)
+	}
+	if tc.TopicSysFlag < 0 {
+		return fmt.Errorf("topic %q: topicSysFlag must not be negative, got %d", topic, tc.TopicSysFlag)
+	}
+	return nil
+}

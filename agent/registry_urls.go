@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/namecast/namecast/dubbo"
+	"github.com/namecast/namecast/routes"
+)
+
+// RegisterURL registers a service URL on this agent (identity: the
+// canonical URL, parameters sorted). ttl 0 means it lives as long as the
+// agent; re-registering renews the TTL.
+func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
+	rec, err := urlRecord(raw)
+	if err != nil {
+		return routes.URL{}, err
+	}
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	a.apply([]routes.Record{{URL: &rec}}, nil)
+	a.ttl.set(routes.URLKey(rec.Interface, rec.Category, rec.URL), ttl)
+	return rec, nil
+}
+
+// UnregisterURL removes a URL registered on this agent; matching is on the
+// full canonical URL, as Dubbo's unregister does.
+func (a *Agent) UnregisterURL(raw string) (bool, error) {
+	rec, err := urlRecord(raw)
+	if err != nil {
+		return false, err
+	}
+	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	a.ttl.clear(key)
+	return a.withdrawLocked(key), nil
+}
+
+func urlRecord(raw string) (routes.URL, error) {
+	if raw == "" {
+		return routes.URL{}, fmt.Errorf("url is required, like dubbo://10.0.0.5:20880/com.foo.BarService?version=1.0.0")
+	}
+	u, err := dubbo.Parse(raw)
+	if err != nil {
+		return routes.URL{}, err
+	}
+	rec := routes.URL{Interface: u.Interface(), Category: u.Category(), URL: u.String()}
+	if err := checkURLComponent("interface", rec.Interface); err != nil {
+		return routes.URL{}, err
+	}
+	if err := checkURLComponent("category", rec.Category); err != nil {
+		return routes.URL{}, err
+	}
+	return rec, nil
+}
+
+// checkURLComponent keeps interface and category usable as key components:
+// no '/', no wildcard, no control characters.
+func checkURLComponent(field, s string) error {
+	if s == "" || len(s) > 255 {
+		return fmt.Errorf("%s must be 1-255 characters, got %d", field, len(s))
+	}
+	if s == "*" || strings.ContainsAny(s, "/,") {
+		return fmt.Errorf("%s %q must name one %s: no '/', ',' or '*'", field, s, field)
+	}
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%s %q contains a control character", field, s)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"sync"
+	"time"
+)
+
+// ttls remembers the deadline of each registration made with a TTL, by its
+// primary record key. A registration without TTL has no entry and lives as
+// long as the agent.
+type ttls struct {
+	mu        sync.Mutex
+	deadlines map[string]time.Time
+}
+
+func newTTLs() *ttls { return &ttls{deadlines: map[string]time.Time{}} }
+
+// set renews (ttl > 0) or clears (ttl == 0) the deadline of key.
+func (t *ttls) set(key string, ttl time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ttl <= 0 {
+		delete(t.deadlines, key)
+		return
+	}
+	t.deadlines[key] = time.Now().Add(ttl)
+}
+
+func (t *ttls) clear(key string) { t.set(key, 0) }
+
+// expired removes and returns the keys whose deadline has passed.
+func (t *ttls) expired(now time.Time) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for k, d := range t.deadlines {
+		if !now.Before(d) {
+			out = append(out, k)
+			delete(t.deadlines, k)
+		}
+	}
+	return out
+}
+
+// expireLoop withdraws registrations whose TTL ran out. Checked four times
+// a second: TTLs are seconds long, and a scan of one agent's own
+// registrations is cheap.
+func (a *Agent) expireLoop() {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case now := <-tick.C:
+			for _, key := range a.ttl.expired(now) {
+				a.log.Info("registration expired", "key", key)
+				a.m().IncrCounter([]string{"registrations", "expired"}, 1)
+				a.withdraw(key)
+			}
+		}
+	}
+}

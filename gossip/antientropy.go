@@ -1,0 +1,191 @@
+package gossip
+
+import (
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// pendingPull is a gap we saw: origin is behind (or diverged from) target
+// as held by source. It is pulled at due unless gossip closes it first.
+type pendingPull struct {
+	source string
+	target routes.DigestEntry
+	due    time.Time
+}
+
+// liveDigest is our digest restricted to origins we consider alive, which
+// is all we ever serve or compare.
+func (g *Gossip) liveDigest() routes.Digest {
+	d := g.table.Digest()
+	for o := range d {
+		if o != g.name && !g.alive(o) {
+			delete(d, o)
+		}
+	}
+	return d
+}
+
+func (g *Gossip) liveSummary() uint64 { return g.liveDigest().Summary() }
+
+// compare notes every origin where a peer's digest shows we lack something.
+func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
+	mine := g.table.Digest()
+	for origin, e := range theirs {
+		if origin == g.name || !g.alive(origin) {
+			continue
+		}
+		have, ok := mine[origin]
+		switch {
+		case (!ok && e.Seq > 0) || (ok && have.Behind(e)):
+			g.schedulePull(origin, from, e, now)
+		case ok && have.Diverged(e):
+			// Only the origin's own snapshot can say who is right.
+			g.schedulePull(origin, origin, e, now)
+		}
+	}
+}
+
+func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, now bool) {
+	due := time.Now()
+	if !now {
+		due = due.Add(g.cfg.PullGrace)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p, ok := g.pending[origin]; ok && !p.target.Behind(target) && p.due.Before(due) {
+		return // already waiting for this much or more, sooner
+	}
+	g.pending[origin] = pendingPull{source: source, target: target, due: due}
+}
+
+// pullLoop sends, per source, one pull for every due gap still open.
+func (g *Gossip) pullLoop() {
+	tick := time.NewTicker(max(g.cfg.PullGrace/4, 20*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-tick.C:
+			g.pullDue(time.Now())
+		}
+	}
+}
+
+func (g *Gossip) pullDue(now time.Time) {
+	mine := g.table.Digest()
+	bySource := map[string][]string{}
+	g.mu.Lock()
+	for origin, p := range g.pending {
+		if p.due.After(now) {
+			continue
+		}
+		delete(g.pending, origin)
+		have, ok := mine[origin]
+		if ok && !have.Behind(p.target) && !have.Diverged(p.target) {
+			continue // gossip closed the gap in the meantime
+		}
+		bySource[p.source] = append(bySource[p.source], origin)
+	}
+	g.mu.Unlock()
+	for source, origins := range bySource {
+		g.m.IncrCounter([]string{"antientropy", "pulls"}, float32(len(origins)))
+		g.sendReliable(source, encode(msgPull, pull{From: g.name, Origins: origins}))
+	}
+}
+
+func (g *Gossip) antiEntropyLoop() {
+	tick := time.NewTicker(g.cfg.AntiEntropyInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-tick.C:
+			if n := g.randomPeer(); n != nil {
+				g.sendSummary(n.Name)
+			}
+		}
+	}
+}
+
+func (g *Gossip) sendSummary(to string) {
+	if n := g.node(to); n != nil {
+		if err := g.ml.Load().SendBestEffort(n, encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})); err == nil {
+			g.m.IncrCounter([]string{"antientropy", "summaries"}, 1)
+		}
+	}
+}
+
+func (g *Gossip) sendDigest(to string, reply bool) {
+	g.m.IncrCounter([]string{"antientropy", "digests"}, 1)
+	g.sendReliable(to, encode(msgDigest, digestMsg{From: g.name, Digest: g.liveDigest(), Reply: reply}))
+}
+
+// sendSnapshots answers a pull with what we hold of the live origins asked
+// for, in messages under maxSnapshotBytes.
+func (g *Gossip) sendSnapshots(to string, origins []string) {
+	var batch snapshots
+	size := 0
+	flush := func() {
+		if len(batch.Snaps) > 0 {
+			g.sendReliable(to, encode(msgSnapshots, batch))
+		}
+		batch, size = snapshots{From: g.name}, 0
+	}
+	batch.From = g.name
+	for _, o := range origins {
+		if o != g.name && !g.alive(o) {
+			continue
+		}
+		s, ok := g.table.Snapshot(o)
+		if !ok {
+			continue
+		}
+		n := 64 * len(s.Ops) // rough, to split large answers
+		if size+n > maxSnapshotBytes {
+			flush()
+		}
+		batch.Snaps = append(batch.Snaps, s)
+		size += n
+	}
+	flush()
+}
+
+func (g *Gossip) mergeSnapshots(s snapshots) {
+	for _, snap := range s.Snaps {
+		// A snapshot claiming to be authoritative must come from its origin.
+		snap.Authoritative = snap.Authoritative && snap.Origin == s.From
+		if snap.Origin == g.name || !g.alive(snap.Origin) {
+			continue
+		}
+		g.count(g.table.Merge(snap))
+		g.m.IncrCounter([]string{"antientropy", "snapshots", "merged"}, 1)
+	}
+}
+
+func (g *Gossip) node(name string) *memberlist.Node {
+	ml := g.ml.Load()
+	if ml == nil {
+		return nil
+	}
+	for _, n := range ml.Members() {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func (g *Gossip) sendReliable(to string, msg []byte) {
+	n := g.node(to)
+	if n == nil {
+		return
+	}
+	if err := g.ml.Load().SendReliable(n, msg); err != nil {
+		g.log.Debug("reliable send failed", "to", to, "err", err)
+	}
+}

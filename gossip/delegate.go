@@ -1,0 +1,120 @@
+package gossip
+
+import (
+	"github.com/namecast/namecast/routes"
+)
+
+// delegate is Gossip's memberlist.Delegate.
+type delegate Gossip
+
+func (d *delegate) NodeMeta(limit int) []byte { return d.meta }
+
+func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
+	return d.queue.GetBroadcasts(overhead, limit)
+}
+
+// LocalState is our digest: push/pull exchanges digests, never records.
+func (d *delegate) LocalState(join bool) []byte {
+	g := (*Gossip)(d)
+	return encode(msgDigest, digestMsg{From: g.name, Digest: g.liveDigest()})
+}
+
+func (d *delegate) MergeRemoteState(buf []byte, join bool) {
+	g := (*Gossip)(d)
+	var msg digestMsg
+	if len(buf) == 0 || buf[0] != msgDigest || decode(buf, &msg) != nil {
+		g.malformed("push/pull state")
+		return
+	}
+	g.compare(msg.From, msg.Digest, join)
+}
+
+// NotifyMsg handles our user messages. UDP ones arrive on memberlist's
+// packet goroutine, so only cheap work happens inline.
+func (d *delegate) NotifyMsg(buf []byte) {
+	g := (*Gossip)(d)
+	if len(buf) == 0 {
+		g.malformed("empty")
+		return
+	}
+	switch buf[0] {
+	case msgOps:
+		var delta routes.Delta
+		if decode(buf, &delta) != nil {
+			g.malformed("ops")
+			return
+		}
+		g.applyDelta(delta)
+	case msgNotice:
+		var n notice
+		if decode(buf, &n) != nil {
+			g.malformed("notice")
+			return
+		}
+		if n.Origin != g.name && g.alive(n.Origin) {
+			if mine, ok := g.table.Digest()[n.Origin]; !ok || mine.Behind(n.Entry) {
+				g.schedulePull(n.Origin, n.Origin, n.Entry, true)
+			}
+		}
+	case msgSummary:
+		var s summary
+		if decode(buf, &s) != nil {
+			g.malformed("summary")
+			return
+		}
+		if s.Sum != g.liveSummary() {
+			g.submit(func() { g.sendDigest(s.From, true) })
+		}
+	case msgDigest:
+		var msg digestMsg
+		if decode(buf, &msg) != nil {
+			g.malformed("digest")
+			return
+		}
+		g.compare(msg.From, msg.Digest, false)
+		if msg.Reply {
+			g.submit(func() { g.sendDigest(msg.From, false) })
+		}
+	case msgPull:
+		var p pull
+		if decode(buf, &p) != nil {
+			g.malformed("pull")
+			return
+		}
+		g.submit(func() { g.sendSnapshots(p.From, p.Origins) })
+	case msgSnapshots:
+		var s snapshots
+		if decode(buf, &s) != nil {
+			g.malformed("snapshots")
+			return
+		}
+		g.mergeSnapshots(s)
+	default:
+		g.malformed("unknown type")
+	}
+}
+
+func (g *Gossip) applyDelta(d routes.Delta) {
+	if !g.alive(d.Origin) {
+		g.m.IncrCounter([]string{"gossip", "ops", "not_alive"}, float32(len(d.Ops)))
+		return
+	}
+	g.count(g.table.Apply(d))
+}
+
+func (g *Gossip) count(res routes.Result) {
+	if res.Applied > 0 {
+		g.m.IncrCounter([]string{"gossip", "ops", "applied"}, float32(res.Applied))
+	}
+	if res.Stale > 0 {
+		g.m.IncrCounter([]string{"gossip", "ops", "stale"}, float32(res.Stale))
+	}
+	if res.Invalid > 0 {
+		g.m.IncrCounter([]string{"gossip", "ops", "invalid"}, float32(res.Invalid))
+	}
+}
+
+func (g *Gossip) malformed(what string) {
+	g.m.IncrCounter([]string{"gossip", "messages", "malformed"}, 1)
+	g.log.Debug("dropped malformed message", "kind", what)
+}

@@ -1,0 +1,36 @@
+// Package gossip replicates a routes.Table across the cluster over one
+// hashicorp/memberlist instance, and owns membership: who is alive, their
+// tags, and the estimated round-trip time to each.
+//
+// # How a change travels
+//
+//  1. The agent changes its own records (routes.Table.ApplyLocal) and hands
+//     the delta to Publish. Each op becomes one broadcast named
+//     origin+key, so memberlist's TransmitLimitedQueue drops a queued op
+//     when a newer one for the same key arrives. Ops piggyback on SWIM
+//     traffic to GossipNodes members per GossipInterval and are retransmitted
+//     RetransmitMult·log(N+1) times. A change too large to gossip (more ops or
+//     bytes than a few packets) is announced instead: peers that find
+//     themselves behind pull the origin's snapshot over TCP.
+//  2. A peer applies an op only while its origin is a live member: a dead or
+//     departed member's records are dropped on every agent (NotifyLeave) and
+//     are never learned again from a third party until the member is back.
+//  3. Anti-entropy: every AntiEntropyInterval each agent sends one random peer
+//     a 20-byte summary of its digest over UDP. A peer whose summary differs
+//     answers with its full digest over TCP and asks for ours; each side then
+//     pulls, in one request, the snapshots of the origins it is behind on
+//     (from that peer) or has diverged on (from the origin itself). Pulls
+//     wait a short grace first, since a gap seen while a change is still
+//     spreading usually closes by itself. memberlist's push/pull carries the
+//     same digests, so a joining agent syncs at once.
+//  4. Members that failed (not those that left) are re-joined periodically,
+//     so both sides of a healed partition merge again by themselves.
+//  5. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
+//     member without extra traffic.
+//
+// # Concurrency
+//
+// memberlist calls the delegates from its own goroutines; nothing in them
+// blocks on the network. Work that sends (digests, snapshots) goes to one
+// worker goroutine owned by Gossip and stopped by Shutdown.
+package gossip

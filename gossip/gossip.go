@@ -1,0 +1,236 @@
+package gossip
+
+import (
+	"encoding/json"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+	"github.com/hashicorp/memberlist"
+	"github.com/hashicorp/serf/coordinate"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// TagIncarnation is the tag carrying the agent's incarnation, so peers drop
+// a restarted agent's old records even when it has registered nothing yet.
+const TagIncarnation = "inc"
+
+// Gossip replicates one routes.Table over memberlist.
+type Gossip struct {
+	cfg   Config
+	table *routes.Table
+	name  string
+	log   *slogLogger
+	m     *metrics.Metrics
+	meta  []byte
+
+	ml    atomic.Pointer[memberlist.Memberlist]
+	queue *memberlist.TransmitLimitedQueue
+	coord *coordinate.Client
+
+	mu      sync.Mutex
+	members map[string]*member
+	pending map[string]pendingPull // by origin
+
+	work     chan func()
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	started  bool
+}
+
+// New checks cfg and prepares a Gossip; nothing listens until Start.
+func New(cfg Config) (*Gossip, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	tags := map[string]string{}
+	for k, v := range cfg.Tags {
+		tags[k] = v
+	}
+	tags[TagIncarnation] = strconv.FormatUint(cfg.Table.Digest()[cfg.Table.Local()].Inc, 10)
+	meta, _ := json.Marshal(tags)
+	if len(meta) > memberlist.MetaMaxSize {
+		return nil, fmt.Errorf("gossip: tags encode to %d bytes, over memberlist's %d-byte limit: shorten them", len(meta), memberlist.MetaMaxSize)
+	}
+	coord, err := coordinate.NewClient(coordinate.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	g := &Gossip{
+		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(), meta: meta,
+		log: &slogLogger{cfg.Logger}, m: cfg.Metrics, coord: coord,
+		members: map[string]*member{}, pending: map[string]pendingPull{},
+		work: make(chan func(), 1024), stop: make(chan struct{}),
+	}
+	g.queue = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: cfg.Memberlist.RetransmitMult}
+	return g, nil
+}
+
+// Start creates the memberlist (binding its ports) and starts the
+// anti-entropy, pull and reconnect loops.
+func (g *Gossip) Start() error {
+	mc := *g.cfg.Memberlist
+	mc.Name = g.name
+	mc.Delegate = (*delegate)(g)
+	mc.Events = (*events)(g)
+	mc.Ping = (*pings)(g)
+	if mc.Logger == nil && mc.LogOutput == nil {
+		mc.Logger = log.New(g.log.writer(), "", 0)
+	}
+	ml, err := memberlist.Create(&mc)
+	if err != nil {
+		return fmt.Errorf("starting gossip on %s:%d: %w", mc.BindAddr, mc.BindPort, err)
+	}
+	g.ml.Store(ml)
+	g.started = true
+	g.goLoop(g.worker)
+	g.goLoop(g.antiEntropyLoop)
+	g.goLoop(g.pullLoop)
+	g.goLoop(g.reconnectLoop)
+	return nil
+}
+
+// Join contacts the given gossip addresses (host:port) and merges with
+// their cluster; it returns how many answered.
+func (g *Gossip) Join(addrs []string) (int, error) {
+	ml := g.ml.Load()
+	if ml == nil {
+		return 0, fmt.Errorf("gossip: not started")
+	}
+	return ml.Join(addrs)
+}
+
+// Publish spreads a local delta made by routes.Table.ApplyLocal.
+func (g *Gossip) Publish(d routes.Delta) {
+	if len(d.Ops) == 0 {
+		return
+	}
+	if len(d.Ops) > g.cfg.MaxGossipOps {
+		g.announce(d.Origin)
+		return
+	}
+	for _, op := range d.Ops {
+		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
+		if len(msg) > g.cfg.Memberlist.UDPBufferSize/2 {
+			g.announce(d.Origin) // would hog or never fit a packet
+			continue
+		}
+		g.queue.QueueBroadcast(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
+		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
+	}
+}
+
+// announce tells peers our digest entry; those behind pull our snapshot.
+func (g *Gossip) announce(origin string) {
+	e := g.table.Digest()[origin]
+	g.queue.QueueBroadcast(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e})})
+	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
+}
+
+// QueuedBroadcasts is the number of messages waiting to be gossiped.
+func (g *Gossip) QueuedBroadcasts() int { return g.queue.NumQueued() }
+
+// Leave announces our departure (peers drop our records at once instead of
+// waiting for failure detection), then waits up to timeout for it to spread.
+func (g *Gossip) Leave(timeout time.Duration) error {
+	ml := g.ml.Load()
+	if ml == nil {
+		return nil
+	}
+	return ml.Leave(timeout)
+}
+
+// Shutdown stops memberlist without a leave (peers will see us fail) and
+// waits for every goroutine. Safe to call more than once.
+func (g *Gossip) Shutdown() error {
+	var err error
+	g.stopOnce.Do(func() {
+		close(g.stop)
+		if ml := g.ml.Load(); ml != nil {
+			err = ml.Shutdown()
+		}
+		g.wg.Wait()
+	})
+	return err
+}
+
+// LocalAddr is the address memberlist advertises for us.
+func (g *Gossip) LocalAddr() string {
+	if ml := g.ml.Load(); ml != nil {
+		return ml.LocalNode().Address()
+	}
+	return ""
+}
+
+func (g *Gossip) numMembers() int {
+	if ml := g.ml.Load(); ml != nil {
+		return ml.NumMembers()
+	}
+	return 1
+}
+
+// goLoop runs f on a goroutine that Shutdown waits for.
+func (g *Gossip) goLoop(f func()) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+}
+
+// submit hands work that may block on the network to the worker; when the
+// worker is saturated the work is dropped (anti-entropy will ask again).
+func (g *Gossip) submit(f func()) {
+	select {
+	case g.work <- f:
+	default:
+		g.m.IncrCounter([]string{"gossip", "work", "dropped"}, 1)
+	}
+}
+
+func (g *Gossip) worker() {
+	for {
+		select {
+		case <-g.stop:
+			return
+		case f := <-g.work:
+			f()
+		}
+	}
+}
+
+// randomPeer picks a live member other than us, or nil.
+func (g *Gossip) randomPeer() *memberlist.Node {
+	ml := g.ml.Load()
+	if ml == nil {
+		return nil
+	}
+	nodes := ml.Members()
+	rand.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	for _, n := range nodes {
+		if n.Name != g.name && n.State == memberlist.StateAlive {
+			return n
+		}
+	}
+	return nil
+}
+
+type broadcast struct {
+	name string
+	msg  []byte
+}
+
+func (b *broadcast) Invalidates(o memberlist.Broadcast) bool {
+	ob, ok := o.(*broadcast)
+	return ok && ob.name == b.name
+}
+func (b *broadcast) Name() string    { return b.name }
+func (b *broadcast) Message() []byte { return b.msg }
+func (b *broadcast) Finished()       {}

@@ -1,0 +1,141 @@
+package gossip
+
+import (
+	"encoding/json"
+	"net"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/hashicorp/serf/coordinate"
+)
+
+// Status of a member as namecast reports it.
+type Status string
+
+const (
+	StatusAlive   Status = "alive"
+	StatusSuspect Status = "suspect"
+	StatusDead    Status = "dead"
+	StatusLeft    Status = "left"
+)
+
+// Member is one agent of the cluster as this agent sees it.
+type Member struct {
+	Name   string            `json:"name"`
+	Addr   string            `json:"addr"`
+	Status Status            `json:"status"`
+	Tags   map[string]string `json:"tags"`
+}
+
+type member struct {
+	addr   string
+	status Status
+	tags   map[string]string
+	since  time.Time
+	coord  *coordinate.Coordinate
+}
+
+// events is Gossip's memberlist.EventDelegate. Departures drop the
+// member's records: this is what replaces the NameServer's 120 s scanner.
+type events Gossip
+
+func (e *events) NotifyJoin(n *memberlist.Node)   { (*Gossip)(e).upsert(n, StatusAlive) }
+func (e *events) NotifyUpdate(n *memberlist.Node) { (*Gossip)(e).upsert(n, StatusAlive) }
+
+func (e *events) NotifyLeave(n *memberlist.Node) {
+	g := (*Gossip)(e)
+	status := StatusDead
+	if n.State == memberlist.StateLeft {
+		status = StatusLeft
+	}
+	g.mu.Lock()
+	m := g.members[n.Name]
+	if m == nil {
+		m = &member{}
+		g.members[n.Name] = m
+	}
+	m.addr, m.status, m.since = nodeAddr(n), status, time.Now()
+	delete(g.pending, n.Name)
+	g.mu.Unlock()
+	if g.table.DropOrigin(n.Name) {
+		g.m.IncrCounter([]string{"gossip", "origins", "dropped"}, 1)
+	}
+	g.coord.ForgetNode(n.Name)
+	g.table.Touch()
+	g.log.Info("member "+string(status), "member", n.Name, "addr", nodeAddr(n))
+}
+
+func (g *Gossip) upsert(n *memberlist.Node, status Status) {
+	tags := map[string]string{}
+	_ = json.Unmarshal(n.Meta, &tags) // a member with unreadable tags is still a member
+	g.mu.Lock()
+	m := g.members[n.Name]
+	joined := m == nil || m.status != StatusAlive
+	if m == nil {
+		m = &member{}
+		g.members[n.Name] = m
+	}
+	m.addr, m.status, m.tags = nodeAddr(n), status, tags
+	if joined {
+		m.since = time.Now()
+	}
+	g.mu.Unlock()
+	if n.Name == g.name {
+		return
+	}
+	if inc, err := strconv.ParseUint(tags[TagIncarnation], 10, 64); err == nil && g.table.DropOlder(n.Name, inc) {
+		g.log.Info("member restarted; dropped its previous records", "member", n.Name)
+	}
+	if joined {
+		g.table.Touch()
+		g.log.Info("member joined", "member", n.Name, "addr", m.addr)
+		// Whatever it published before we saw it alive was refused; ask.
+		g.submit(func() { g.sendSummary(n.Name) })
+	}
+}
+
+// alive reports whether origin's records may be applied and served.
+func (g *Gossip) alive(origin string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m := g.members[origin]
+	return m != nil && m.status == StatusAlive
+}
+
+// Members lists every member known, including failed and departed ones
+// still remembered for reconnection, sorted by name.
+func (g *Gossip) Members() []Member {
+	suspect := map[string]bool{}
+	if ml := g.ml.Load(); ml != nil {
+		for _, n := range ml.Members() {
+			if n.State == memberlist.StateSuspect {
+				suspect[n.Name] = true
+			}
+		}
+	}
+	g.mu.Lock()
+	out := make([]Member, 0, len(g.members))
+	for name, m := range g.members {
+		st := m.status
+		if st == StatusAlive && suspect[name] {
+			st = StatusSuspect
+		}
+		tags := make(map[string]string, len(m.tags))
+		for k, v := range m.tags {
+			tags[k] = v
+		}
+		out = append(out, Member{Name: name, Addr: m.addr, Status: st, Tags: tags})
+	}
+	g.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// AliveMembers counts members alive or suspect, us included.
+func (g *Gossip) AliveMembers() int { return g.numMembers() }
+
+func nodeAddr(n *memberlist.Node) string {
+	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
+}

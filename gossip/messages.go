@@ -1,0 +1,72 @@
+package gossip
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// Every user message is one type byte and a JSON body. JSON keeps the wire
+// readable in captures; the hot path (one op per broadcast) is ~150 bytes.
+const (
+	msgOps       byte = 1 + iota // routes.Delta, gossiped
+	msgNotice                    // notice: an origin changed too much to gossip
+	msgSummary                   // summary: anti-entropy probe, UDP
+	msgDigest                    // digestMsg: full digest, TCP
+	msgPull                      // pull: snapshots wanted, TCP
+	msgSnapshots                 // snapshots: the answer, TCP
+)
+
+// maxSnapshotBytes caps one snapshots message well below memberlist's 20 MiB
+// user-message limit; larger answers go as several messages.
+const maxSnapshotBytes = 4 << 20
+
+type notice struct {
+	Origin string             `json:"o"`
+	Entry  routes.DigestEntry `json:"e"`
+}
+
+type summary struct {
+	From string `json:"f"`
+	Sum  uint64 `json:"s"`
+}
+
+type digestMsg struct {
+	From   string        `json:"f"`
+	Digest routes.Digest `json:"d"`
+	// Reply asks the receiver to send its own digest back, so both sides
+	// learn what they lack from one exchange.
+	Reply bool `json:"r,omitempty"`
+}
+
+type pull struct {
+	From    string   `json:"f"`
+	Origins []string `json:"o"`
+}
+
+type snapshots struct {
+	From  string            `json:"f"`
+	Snaps []routes.Snapshot `json:"s"`
+}
+
+func encode(kind byte, v any) []byte {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Only our own plain structs are encoded here.
+		panic(fmt.Sprintf("gossip: encoding message %d: %v", kind, err))
+	}
+	return append([]byte{kind}, body...)
+}
+
+var errEmpty = errors.New("empty message")
+
+// decode splits a received message into its type and body; the body is
+// decoded by the caller into the type's struct.
+func decode(buf []byte, v any) error {
+	if len(buf) < 2 {
+		return errEmpty
+	}
+	return json.Unmarshal(buf[1:], v)
+}

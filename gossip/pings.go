@@ -1,0 +1,60 @@
+package gossip
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/hashicorp/serf/coordinate"
+)
+
+// pings is Gossip's memberlist.PingDelegate: acks carry our Vivaldi
+// coordinate, so RTT estimates to every member come free with probes.
+type pings Gossip
+
+// maxCoordinateBytes bounds what we decode from an ack payload.
+const maxCoordinateBytes = 1024
+
+func (p *pings) AckPayload() []byte {
+	b, _ := json.Marshal((*Gossip)(p).coord.GetCoordinate())
+	return b
+}
+
+func (p *pings) NotifyPingComplete(other *memberlist.Node, rtt time.Duration, payload []byte) {
+	g := (*Gossip)(p)
+	if len(payload) == 0 || len(payload) > maxCoordinateBytes {
+		return
+	}
+	var c coordinate.Coordinate
+	if json.Unmarshal(payload, &c) != nil || !c.IsValid() || len(c.Vec) != len(g.coord.GetCoordinate().Vec) {
+		g.malformed("coordinate")
+		return
+	}
+	if _, err := g.coord.Update(other.Name, &c, rtt); err != nil {
+		return
+	}
+	g.mu.Lock()
+	if m := g.members[other.Name]; m != nil {
+		m.coord = &c
+	}
+	g.mu.Unlock()
+}
+
+// RTT estimates the round trip to a member from Vivaldi coordinates; ok is
+// false until a probe of that member has completed.
+func (g *Gossip) RTT(name string) (time.Duration, bool) {
+	if name == g.name {
+		return 0, true
+	}
+	g.mu.Lock()
+	m := g.members[name]
+	var c *coordinate.Coordinate
+	if m != nil {
+		c = m.coord
+	}
+	g.mu.Unlock()
+	if c == nil {
+		return 0, false
+	}
+	return g.coord.GetCoordinate().DistanceTo(c), true
+}

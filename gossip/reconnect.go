@@ -1,0 +1,51 @@
+package gossip
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// reconnectLoop re-joins one recently failed member per interval.
+// memberlist never contacts a member again once it declared it dead, so
+// without this the two sides of a healed partition would stay apart
+// (Serf's reconnect, with the same idea of forgetting after a timeout).
+func (g *Gossip) reconnectLoop() {
+	tick := time.NewTicker(g.cfg.ReconnectInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-tick.C:
+			if addr := g.reconnectCandidate(time.Now()); addr != "" {
+				if n, err := g.Join([]string{addr}); err == nil && n > 0 {
+					g.log.Info("reconnected to failed member", "addr", addr)
+				}
+			}
+		}
+	}
+}
+
+// reconnectCandidate forgets members gone longer than ReconnectTimeout and
+// picks a random failed one to try.
+func (g *Gossip) reconnectCandidate(now time.Time) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var failed []string
+	for name, m := range g.members {
+		if m.status == StatusAlive {
+			continue
+		}
+		if now.Sub(m.since) > g.cfg.ReconnectTimeout {
+			delete(g.members, name)
+			continue
+		}
+		if m.status == StatusDead {
+			failed = append(failed, m.addr)
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return failed[rand.IntN(len(failed))]
+}

@@ -1,0 +1,8 @@
+// Package testutil holds the small helpers every namecast test leans on.
+//
+// It owns two habits from STYLE.md: wait for conditions, not durations
+// ([Eventually]), and fail tests that leak goroutines ([CheckLeaks]). Both
+// report through the testing.TB they are given and must be called from the
+// test's own goroutine, like t.Fatal. They depend on nothing outside the
+// standard library so any package may import them from its tests.
+package testutil
