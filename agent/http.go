@@ -176,6 +176,8 @@ func describeJSONError(err error) string {
 		return fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: the body ends before the JSON value does"
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		return strings.TrimPrefix(err.Error(), "json: ") + " (check the spelling against the API)"
 	}
