@@ -34,7 +34,7 @@ type Agent struct {
 	prom    *prometheus.Registry
 
 	leaving  atomic.Bool
-	left     chan struct{} // closed when a leave was requested over the API
+	left     chan struct{}   // closed when a leave was requested over the API
 	ctx      context.Context // done at shutdown; ends loops and blocked queries
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup

@@ -36,7 +36,9 @@ type Option func(*agent.Config)
 
 // WithProfile selects a timing profile (the default is "local" tuned for
 // quick failure detection).
-func WithProfile(p string) Option { return func(c *agent.Config) { c.Profile = p; c.TuneMemberlist = nil } }
+func WithProfile(p string) Option {
+	return func(c *agent.Config) { c.Profile = p; c.TuneMemberlist = nil }
+}
 
 // FastFailure makes SWIM declare a crashed member dead within ~1-2 s.
 func FastFailure(mc *memberlist.Config) {
