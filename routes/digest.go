@@ -80,10 +80,15 @@ func entryHash(origin string, e DigestEntry) uint64 {
 	return mix(h.Sum64())
 }
 
-// pairHash hashes one live (key, seq) pair; the origin's hash is their XOR.
-func pairHash(key string, seq uint64) uint64 {
+// pairHash hashes one live (key, writer, seq); the origin's hash is their
+// XOR. writer is empty except for rules.
+func pairHash(key, writer string, seq uint64) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(key))
+	if writer != "" {
+		h.Write([]byte{0})
+		h.Write([]byte(writer))
+	}
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], seq)
 	h.Write(b[:])

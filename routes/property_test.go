@@ -59,6 +59,23 @@ func runSchedule(seed int64) error {
 					inflight = append(inflight, msg{j, d})
 				}
 			}
+		case r < 62: // a cluster-scoped rule written or deleted on this node
+			k := URLKey("I", "routers", fmt.Sprintf("route://0.0.0.0/I?r=%d", rng.Intn(4)))
+			var d Delta
+			var ok bool
+			if rng.Intn(3) == 0 {
+				d, ok = nd.t.ApplyRules(nil, []string{k})
+			} else {
+				d, ok = nd.t.ApplyRules([]Record{{URL: &URL{Interface: "I", Category: "routers", URL: k[len("url/I/routers/"):]}}}, nil)
+			}
+			if !ok {
+				continue
+			}
+			for j := range nodes {
+				if j != i && rng.Intn(10) > 0 {
+					inflight = append(inflight, msg{j, d})
+				}
+			}
 		case r < 85 && len(inflight) > 0: // deliver a random in-flight delta
 			k := rng.Intn(len(inflight))
 			m := inflight[k]
@@ -127,6 +144,11 @@ func antiEntropy(rng *rand.Rand, nodes []*simNode) error {
 			}
 			e, have := mine[o]
 			switch {
+			case o == RulesOrigin:
+				if e != theirs { // rules merge from any peer
+					s, _ := b.t.Snapshot(o)
+					a.t.Merge(s)
+				}
 			case !have || e.Behind(theirs):
 				s, _ := b.t.Snapshot(o)
 				a.t.Merge(s)
@@ -140,6 +162,12 @@ func antiEntropy(rng *rand.Rand, nodes []*simNode) error {
 }
 
 func checkConverged(nodes []*simNode) error {
+	rules := liveRecords(nodes[0].t, RulesOrigin)
+	for _, nd := range nodes[1:] {
+		if got := liveRecords(nd.t, RulesOrigin); !reflect.DeepEqual(got, rules) {
+			return fmt.Errorf("%s holds %d rules, %s holds %d", nd.name, len(got), nodes[0].name, len(rules))
+		}
+	}
 	for _, origin := range nodes {
 		want := liveRecords(origin.t, origin.name)
 		wantEntry := origin.t.Digest()[origin.name]

@@ -4,6 +4,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/hashicorp/serf/serf"
 )
 
 // maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
@@ -17,6 +20,9 @@ type Op struct {
 	Key string  `json:"k"`
 	Seq uint64  `json:"s"`
 	Rec *Record `json:"r,omitempty"`
+	// Writer is set on rule ops only (see rules.go): the agent that wrote
+	// the rule, breaking ties between equal Lamport times.
+	Writer string `json:"w,omitempty"`
 }
 
 // Delta is a batch of ops of one origin incarnation.
@@ -45,8 +51,21 @@ type Result struct {
 }
 
 type entry struct {
-	seq uint64
-	rec Record
+	seq    uint64
+	writer string
+	rec    Record
+}
+
+type tomb struct {
+	seq    uint64
+	writer string
+	at     time.Time // when this replica learned of the delete
+}
+
+// newer orders writes to one key: by seq (a Lamport time for rules), then
+// by writer name, so every replica picks the same winner.
+func newer(seq uint64, writer string, thanSeq uint64, thanWriter string) bool {
+	return seq > thanSeq || (seq == thanSeq && writer > thanWriter)
 }
 
 type originState struct {
@@ -55,11 +74,11 @@ type originState struct {
 	floor uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
 	hash  uint64
 	live  map[string]entry
-	tombs map[string]uint64
+	tombs map[string]tomb
 }
 
 func newOriginState(inc uint64) *originState {
-	return &originState{inc: inc, live: map[string]entry{}, tombs: map[string]uint64{}}
+	return &originState{inc: inc, live: map[string]entry{}, tombs: map[string]tomb{}}
 }
 
 // Table is the replicated route table of one agent.
@@ -69,14 +88,17 @@ type Table struct {
 	origins map[string]*originState
 	views   viewIndex
 	watch   watcher
+	clock   serf.LamportClock // orders rule writes cluster-wide
+	now     func() time.Time  // stamps tombstones of rules for collection
 }
 
 // NewTable returns an empty table for the agent named local, whose own
 // records carry incarnation inc. inc must grow across restarts of the same
 // agent name (the start time in ns, or a counter kept in the data dir).
 func NewTable(local string, inc uint64) *Table {
-	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex()}
+	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now}
 	t.origins[local] = newOriginState(inc)
+	t.origins[RulesOrigin] = newOriginState(0)
 	t.watch.init()
 	return t
 }
@@ -200,10 +222,10 @@ func (t *Table) Snapshot(origin string) (Snapshot, bool) {
 		Ops: make([]Op, 0, len(st.live)+len(st.tombs))}
 	for k, e := range st.live {
 		rec := e.rec.clone()
-		s.Ops = append(s.Ops, Op{Key: k, Seq: e.seq, Rec: &rec})
+		s.Ops = append(s.Ops, Op{Key: k, Seq: e.seq, Rec: &rec, Writer: e.writer})
 	}
-	for k, seq := range st.tombs {
-		s.Ops = append(s.Ops, Op{Key: k, Seq: seq})
+	for k, tb := range st.tombs {
+		s.Ops = append(s.Ops, Op{Key: k, Seq: tb.seq, Writer: tb.writer})
 	}
 	return s, true
 }
@@ -214,7 +236,7 @@ func (t *Table) DropOrigin(origin string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st, ok := t.origins[origin]
-	if !ok || origin == t.local {
+	if !ok || origin == t.local || origin == RulesOrigin {
 		return false
 	}
 	for k, e := range st.live {
@@ -290,17 +312,21 @@ func (t *Table) countOp(res *Result, o opOutcome) {
 // applyChecked validates a remote op, then applies it if it is newer than
 // what the table holds for its key (and, with useFloor, above the floor).
 func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor bool) opOutcome {
-	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || op.Rec.Key() != op.Key)) || op.Key == "" {
+	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || op.Rec.Key() != op.Key)) || op.Key == "" ||
+		(origin == RulesOrigin) != (op.Writer != "") {
 		return opInvalid
+	}
+	if origin == RulesOrigin {
+		t.clock.Witness(serf.LamportTime(op.Seq))
 	}
 	if useFloor && op.Seq <= st.floor {
 		return opStale
 	}
-	if e, ok := st.live[op.Key]; ok && e.seq >= op.Seq {
+	if e, ok := st.live[op.Key]; ok && !newer(op.Seq, op.Writer, e.seq, e.writer) {
 		st.seq = max(st.seq, op.Seq)
 		return opStale
 	}
-	if seq, ok := st.tombs[op.Key]; ok && seq >= op.Seq {
+	if tb, ok := st.tombs[op.Key]; ok && !newer(op.Seq, op.Writer, tb.seq, tb.writer) {
 		st.seq = max(st.seq, op.Seq)
 		return opStale
 	}
@@ -311,19 +337,21 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 // applyOp writes an op known to be newest for its key.
 func (t *Table) applyOp(origin string, st *originState, op Op) {
 	if old, ok := st.live[op.Key]; ok {
-		st.hash ^= pairHash(op.Key, old.seq)
+		st.hash ^= pairHash(op.Key, old.writer, old.seq)
 		t.views.unlink(origin, op.Key, old.rec)
 		delete(st.live, op.Key)
 	}
 	delete(st.tombs, op.Key)
 	if op.Rec != nil {
 		rec := op.Rec.clone()
-		st.live[op.Key] = entry{seq: op.Seq, rec: rec}
-		st.hash ^= pairHash(op.Key, op.Seq)
+		st.live[op.Key] = entry{seq: op.Seq, writer: op.Writer, rec: rec}
+		st.hash ^= pairHash(op.Key, op.Writer, op.Seq)
 		t.views.link(origin, op.Key, rec)
 	} else {
-		st.tombs[op.Key] = op.Seq
-		if len(st.tombs) > maxTombstones {
+		st.tombs[op.Key] = tomb{seq: op.Seq, writer: op.Writer, at: t.now()}
+		// Rules' tombstones are collected by age (CollectRuleTombstones):
+		// a floor would refuse older writes that must still win by clock.
+		if len(st.tombs) > maxTombstones && origin != RulesOrigin {
 			st.forgetOldTombs()
 		}
 	}
@@ -332,13 +360,13 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 
 func (st *originState) forgetOldTombs() {
 	seqs := make([]uint64, 0, len(st.tombs))
-	for _, s := range st.tombs {
-		seqs = append(seqs, s)
+	for _, tb := range st.tombs {
+		seqs = append(seqs, tb.seq)
 	}
 	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
 	cut := seqs[len(seqs)/2]
-	for k, s := range st.tombs {
-		if s <= cut {
+	for k, tb := range st.tombs {
+		if tb.seq <= cut {
 			delete(st.tombs, k)
 		}
 	}

@@ -1,0 +1,103 @@
+package routes
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/serf/serf"
+)
+
+// RulesOrigin is the pseudo-origin of cluster-scoped records: Dubbo's
+// persistent (dynamic=false) URLs such as routers and configurators. No
+// agent owns them; any agent may write or delete one, and they outlive the
+// agent that wrote them.
+//
+// Rules travel as ordinary deltas and snapshots of this origin, but their
+// ops carry a Lamport time as Seq and the writer's name, and conflicting
+// writes resolve last-writer-wins by (time, writer). Merging is therefore
+// commutative from any replica, with no authoritative copy; anti-entropy
+// pulls rules from whichever peer's digest entry differs. Deletes leave
+// tombstones kept for RuleTombstoneTTL, so a delete cannot be undone by a
+// replica that was away for less than that.
+const RulesOrigin = "~rules"
+
+// RuleTombstoneTTL is how long a deleted rule is remembered. An agent cut
+// off for longer, holding the rule, would bring it back when it rejoins.
+const RuleTombstoneTTL = 72 * time.Hour
+
+// ApplyRules writes cluster-scoped records: puts replace, deletes remove.
+// Like ApplyLocal, only real changes become ops; ok false means nothing
+// changed (for a delete: no such rule).
+//
+// The writer recorded is this agent's name and incarnation: a restarted
+// agent's Lamport clock starts over, and without the incarnation it could
+// stamp two different writes with the same (time, writer).
+func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.origins[RulesOrigin]
+	writer := t.local + "@" + strconv.FormatUint(t.origins[t.local].inc, 10)
+	d = Delta{Origin: RulesOrigin}
+	for _, r := range puts {
+		key := r.Key()
+		if key == "" {
+			continue
+		}
+		if e, ok := st.live[key]; ok && e.rec.equal(r) {
+			continue
+		}
+		rec := r.clone()
+		op := Op{Key: key, Seq: uint64(t.clock.Increment()), Rec: &rec, Writer: writer}
+		t.applyOp(RulesOrigin, st, op)
+		d.Ops = append(d.Ops, op)
+	}
+	for _, key := range deletes {
+		if _, ok := st.live[key]; !ok {
+			continue
+		}
+		op := Op{Key: key, Seq: uint64(t.clock.Increment()), Writer: writer}
+		t.applyOp(RulesOrigin, st, op)
+		d.Ops = append(d.Ops, op)
+	}
+	if len(d.Ops) > 0 {
+		t.watch.bump()
+	}
+	return d, len(d.Ops) > 0
+}
+
+// Rule returns the live rule at key.
+func (t *Table) Rule(key string) (Record, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	e, ok := t.origins[RulesOrigin].live[key]
+	if !ok {
+		return Record{}, false
+	}
+	return e.rec.clone(), true
+}
+
+// CollectRuleTombstones forgets rule deletes older than RuleTombstoneTTL,
+// returning how many. The agent calls it now and then.
+func (t *Table) CollectRuleTombstones() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	cut := t.now().Add(-RuleTombstoneTTL)
+	for k, tb := range t.origins[RulesOrigin].tombs {
+		if tb.at.Before(cut) {
+			delete(t.origins[RulesOrigin].tombs, k)
+			n++
+		}
+	}
+	return n
+}
+
+// SetClock replaces the time source tombstones are stamped with (tests).
+func (t *Table) SetClock(now func() time.Time) {
+	t.mu.Lock()
+	t.now = now
+	t.mu.Unlock()
+}
+
+// LamportTime is the table's rule clock.
+func (t *Table) LamportTime() serf.LamportTime { return t.clock.Time() }
