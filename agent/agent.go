@@ -73,6 +73,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
+	a.loadRules()
 	a.ttl = newTTLs()
 	if err := a.startMetrics(); err != nil {
 		return err
@@ -85,6 +86,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	a.serveHTTP()
 	a.goLoop(a.expireLoop)
+	a.goLoop(a.rulesLoop)
 	if len(a.cfg.Join) > 0 {
 		n, err := a.gossip.Join(a.cfg.Join)
 		if n == 0 {

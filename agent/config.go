@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -110,6 +111,9 @@ func (c *Config) validate() error {
 	}
 	if len(c.NodeName) > 128 {
 		return fmt.Errorf("node name %q is longer than 128 characters", c.NodeName)
+	}
+	if strings.HasPrefix(c.NodeName, "~") {
+		return fmt.Errorf("node name %q: names starting with '~' are reserved", c.NodeName)
 	}
 	for name, addr := range map[string]string{"--bind": c.BindAddr, "--http": c.HTTPAddr} {
 		if _, _, err := splitHostPort(addr); err != nil {

@@ -12,10 +12,21 @@ import (
 // RegisterURL registers a service URL on this agent (identity: the
 // canonical URL, parameters sorted). ttl 0 means it lives as long as the
 // agent; re-registering renews the TTL.
+//
+// A URL with dynamic=false (routers, configurators written by an operator)
+// is a cluster-scoped rule instead: it belongs to no agent, survives the
+// one it was written on, and any agent may delete it. It takes no TTL.
 func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
-	rec, err := urlRecord(raw)
+	rec, dynamic, err := urlRecord(raw)
 	if err != nil {
 		return routes.URL{}, err
+	}
+	if !dynamic {
+		if ttl > 0 {
+			return routes.URL{}, fmt.Errorf("ttl does not apply to a persistent (dynamic=false) URL: it lives until deleted")
+		}
+		a.applyRules([]routes.Record{{URL: &rec}}, nil)
+		return rec, nil
 	}
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
@@ -27,33 +38,46 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 // UnregisterURL removes a URL registered on this agent; matching is on the
 // full canonical URL, as Dubbo's unregister does.
 func (a *Agent) UnregisterURL(raw string) (bool, error) {
-	rec, err := urlRecord(raw)
+	rec, dynamic, err := urlRecord(raw)
 	if err != nil {
 		return false, err
 	}
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
+	if !dynamic {
+		return a.applyRules(nil, []string{key}), nil
+	}
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
 	a.ttl.clear(key)
 	return a.withdrawLocked(key), nil
 }
 
-func urlRecord(raw string) (routes.URL, error) {
+// urlRecord parses a URL into its record, and whether it is dynamic.
+func urlRecord(raw string) (routes.URL, bool, error) {
 	if raw == "" {
-		return routes.URL{}, fmt.Errorf("url is required, like dubbo://10.0.0.5:20880/com.foo.BarService?version=1.0.0")
+		return routes.URL{}, false, fmt.Errorf("url is required, like dubbo://10.0.0.5:20880/com.foo.BarService?version=1.0.0")
 	}
 	u, err := dubbo.Parse(raw)
 	if err != nil {
-		return routes.URL{}, err
+		return routes.URL{}, false, err
 	}
 	rec := routes.URL{Interface: u.Interface(), Category: u.Category(), URL: u.String()}
 	if err := checkURLComponent("interface", rec.Interface); err != nil {
-		return routes.URL{}, err
+		return routes.URL{}, false, err
 	}
 	if err := checkURLComponent("category", rec.Category); err != nil {
-		return routes.URL{}, err
+		return routes.URL{}, false, err
 	}
-	return rec, nil
+	return rec, u.Dynamic(), nil
+}
+
+// applyRules writes cluster-scoped rules and gossips the change.
+func (a *Agent) applyRules(puts []routes.Record, deletes []string) bool {
+	d, ok := a.table.ApplyRules(puts, deletes)
+	if ok {
+		a.gossip.Publish(d)
+	}
+	return ok
 }
 
 // checkURLComponent keeps interface and category usable as key components:

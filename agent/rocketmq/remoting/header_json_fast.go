@@ -9,7 +9,7 @@ import (
 // send: known keys once each, integers, strings without escapes, ext values
 // that are strings. On anything else it reports false having decided
 // nothing, and decodeJSONHeaderSlow, which defines the semantics, takes
-// over. FuzzJSONHeaderFast checks that the two agree wherever this one
+// over. FuzzJSONHeader checks that the two agree wherever this one
 // answers.
 func decodeJSONHeaderFast(h []byte, c *Command) bool {
 	s := scanner{b: h}

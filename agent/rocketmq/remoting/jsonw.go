@@ -117,7 +117,8 @@ func appendStringList(dst []byte, list []string, ascii bool) []byte {
 // appendBrokerAddrs appends a brokerId → address map in id order, with the
 // ids bare (legacy fastjson) or quoted (standard JSON).
 func appendBrokerAddrs(dst []byte, addrs map[int64]string, form JSONForm) []byte {
-	ids := make([]int64, 0, len(addrs))
+	var buf [8]int64 // a group rarely has more members: no allocation
+	ids := buf[:0]
 	for id := range addrs {
 		ids = append(ids, id)
 	}
