@@ -27,6 +27,8 @@ type Agent struct {
 	ttl   *ttls
 	regMu sync.Mutex // serialises read-modify-write of our own records
 
+	readiness readiness
+
 	gossip  *gossip.Gossip
 	httpLn  net.Listener
 	httpSrv *http.Server
@@ -68,6 +70,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 			a.Shutdown()
 		}
 	}()
+	a.readiness.started = time.Now()
 	inc, err := a.incarnation()
 	if err != nil {
 		return err
@@ -92,6 +95,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		if n == 0 {
 			return fmt.Errorf("could not join any of %v: %v (check the addresses and that those agents run with the same --cluster and --encrypt)", a.cfg.Join, err)
 		}
+		a.readiness.joined.Store(true)
 		a.log.Info("joined cluster", "contacted", n)
 	}
 	if len(a.cfg.RetryJoin) > 0 {
@@ -254,6 +258,7 @@ func (a *Agent) retryJoinLoop() {
 	backoff := time.Second
 	for {
 		if n, err := a.gossip.Join(a.cfg.RetryJoin); n > 0 {
+			a.readiness.joined.Store(true)
 			a.log.Info("retry-join succeeded", "contacted", n)
 			return
 		} else {

@@ -39,6 +39,12 @@ func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
 		}
 		have, ok := mine[origin]
 		switch {
+		case origin == routes.RulesOrigin:
+			// Rules merge last-writer-wins from any replica: any
+			// difference is worth a pull from this peer.
+			if have != e {
+				g.schedulePull(origin, from, e, now)
+			}
 		case (!ok && e.Seq > 0) || (ok && have.Behind(e)):
 			g.schedulePull(origin, from, e, now)
 		case ok && have.Diverged(e):
@@ -85,7 +91,7 @@ func (g *Gossip) pullDue(now time.Time) {
 		}
 		delete(g.pending, origin)
 		have, ok := mine[origin]
-		if ok && !have.Behind(p.target) && !have.Diverged(p.target) {
+		if ok && (have == p.target || (origin != routes.RulesOrigin && !have.Behind(p.target) && !have.Diverged(p.target))) {
 			continue // gossip closed the gap in the meantime
 		}
 		bySource[p.source] = append(bySource[p.source], origin)
@@ -188,4 +194,11 @@ func (g *Gossip) sendReliable(to string, msg []byte) {
 	if err := g.ml.Load().SendReliable(n, msg); err != nil {
 		g.log.Debug("reliable send failed", "to", to, "err", err)
 	}
+}
+
+// PendingPulls counts the origins we know we lack and have not pulled yet.
+func (g *Gossip) PendingPulls() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/memberlist"
 	"github.com/hashicorp/serf/coordinate"
+
+	"github.com/namecast/namecast/routes"
 )
 
 // Status of a member as namecast reports it.
@@ -96,8 +98,12 @@ func (g *Gossip) upsert(n *memberlist.Node, status Status) {
 	}
 }
 
-// alive reports whether origin's records may be applied and served.
+// alive reports whether origin's records may be applied and served. Rules
+// belong to no member and are always live.
 func (g *Gossip) alive(origin string) bool {
+	if origin == routes.RulesOrigin {
+		return true
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	m := g.members[origin]

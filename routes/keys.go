@@ -11,6 +11,7 @@ import (
 //	broker/{cluster}/{brokerName}/{brokerId}  a RocketMQ broker
 //	queue/{brokerName}/{topic}                a topic's queue data on a broker
 //	url/{interface}/{category}/{url}          a Dubbo-style service URL
+//	kv/{namespace}/{key}                      a RocketMQ KV config entry (a rule)
 //
 // Components are joined verbatim: names are validated by the agent not to
 // contain '/', and the URL, which may, is always the last component.
@@ -18,7 +19,14 @@ const (
 	brokerPrefix = "broker/"
 	queuePrefix  = "queue/"
 	urlPrefix    = "url/"
+	kvPrefix     = "kv/"
 )
+
+// KVKey is the key of one KV config entry.
+func KVKey(namespace, key string) string { return kvPrefix + namespace + "/" + key }
+
+// KVPrefix selects every entry of one namespace.
+func KVPrefix(namespace string) string { return kvPrefix + namespace + "/" }
 
 // BrokerKey is the key of a broker registration.
 func BrokerKey(cluster, brokerName string, brokerID int64) string {
@@ -56,6 +64,15 @@ type Record struct {
 	Broker *Broker `json:"b,omitempty"`
 	Queue  *Queue  `json:"q,omitempty"`
 	URL    *URL    `json:"u,omitempty"`
+	KV     *KV     `json:"v,omitempty"`
+}
+
+// KV is a RocketMQ NameServer config entry (PUT_KV_CONFIG). KV entries are
+// cluster-scoped rules: written with ApplyRules, readable on every agent.
+type KV struct {
+	Namespace string `json:"n"`
+	Key       string `json:"k"`
+	Value     string `json:"v"`
 }
 
 // Broker is a RocketMQ broker's address under (cluster, name, id); id 0 is
@@ -90,15 +107,24 @@ type URL struct {
 // Key is where the record lives inside its origin, or "" for a record with
 // not exactly one field set.
 func (r Record) Key() string {
-	switch {
-	case r.Broker != nil && r.Queue == nil && r.URL == nil:
-		return BrokerKey(r.Broker.Cluster, r.Broker.Name, r.Broker.ID)
-	case r.Queue != nil && r.Broker == nil && r.URL == nil:
-		return QueueKey(r.Queue.BrokerName, r.Queue.Topic)
-	case r.URL != nil && r.Broker == nil && r.Queue == nil:
-		return URLKey(r.URL.Interface, r.URL.Category, r.URL.URL)
+	n := 0
+	for _, set := range []bool{r.Broker != nil, r.Queue != nil, r.URL != nil, r.KV != nil} {
+		if set {
+			n++
+		}
 	}
-	return ""
+	switch {
+	case n != 1:
+		return ""
+	case r.Broker != nil:
+		return BrokerKey(r.Broker.Cluster, r.Broker.Name, r.Broker.ID)
+	case r.Queue != nil:
+		return QueueKey(r.Queue.BrokerName, r.Queue.Topic)
+	case r.URL != nil:
+		return URLKey(r.URL.Interface, r.URL.Category, r.URL.URL)
+	default:
+		return KVKey(r.KV.Namespace, r.KV.Key)
+	}
 }
 
 func (r Record) equal(o Record) bool {
@@ -109,6 +135,8 @@ func (r Record) equal(o Record) bool {
 		return o.Queue != nil && *r.Queue == *o.Queue
 	case r.URL != nil:
 		return o.URL != nil && *r.URL == *o.URL
+	case r.KV != nil:
+		return o.KV != nil && *r.KV == *o.KV
 	}
 	return false
 }
@@ -125,6 +153,9 @@ func (r Record) clone() Record {
 	case r.URL != nil:
 		u := *r.URL
 		return Record{URL: &u}
+	case r.KV != nil:
+		kv := *r.KV
+		return Record{KV: &kv}
 	}
 	return Record{}
 }
@@ -140,6 +171,8 @@ func (r Record) valid() bool {
 		return component(r.Broker.Cluster) && component(r.Broker.Name) && r.Broker.ID >= 0
 	case r.Queue != nil:
 		return component(r.Queue.Topic) && component(r.Queue.BrokerName)
+	case r.KV != nil:
+		return component(r.KV.Namespace) && r.KV.Key != ""
 	default:
 		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != ""
 	}

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/serf/serf"
@@ -101,3 +102,17 @@ func (t *Table) SetClock(now func() time.Time) {
 
 // LamportTime is the table's rule clock.
 func (t *Table) LamportTime() serf.LamportTime { return t.clock.Time() }
+
+// KVs returns the KV config entries of one namespace, by key.
+func (t *Table) KVs(namespace string) map[string]string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := map[string]string{}
+	prefix := KVPrefix(namespace)
+	for k, e := range t.origins[RulesOrigin].live {
+		if strings.HasPrefix(k, prefix) && e.rec.KV != nil {
+			out[e.rec.KV.Key] = e.rec.KV.Value
+		}
+	}
+	return out
+}

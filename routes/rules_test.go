@@ -116,3 +116,18 @@ func TestRuleOpsWithoutWriterAreInvalid(t *testing.T) {
 		t.Fatalf("origin op with a writer: %+v", res)
 	}
 }
+
+func TestKVConfigIsARule(t *testing.T) {
+	a, b := NewTable("a", 1), NewTable("b", 1)
+	d, _ := a.ApplyRules([]Record{{KV: &KV{Namespace: "ORDER_TOPIC_CONFIG", Key: "T", Value: "broker-a:4"}}}, nil)
+	b.Apply(d)
+	if got := b.KVs("ORDER_TOPIC_CONFIG"); got["T"] != "broker-a:4" || len(got) != 1 {
+		t.Fatalf("kv on replica: %v", got)
+	}
+	if _, ok := b.ApplyRules(nil, []string{KVKey("ORDER_TOPIC_CONFIG", "T")}); !ok {
+		t.Fatal("delete kv")
+	}
+	if len(b.KVs("ORDER_TOPIC_CONFIG")) != 0 {
+		t.Fatal("kv survives its delete")
+	}
+}
