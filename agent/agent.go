@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-metrics"
+	"github.com/hashicorp/mdns"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/namecast/namecast/gossip"
@@ -30,6 +31,7 @@ type Agent struct {
 	readiness readiness
 
 	gossip  *gossip.Gossip
+	mdns    *mdns.Server
 	httpLn  net.Listener
 	httpSrv *http.Server
 	metrics *metrics.Metrics
@@ -87,6 +89,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startGossip(); err != nil {
 		return err
 	}
+	if err := a.startDiscovery(); err != nil {
+		return err
+	}
 	a.serveHTTP()
 	a.goLoop(a.expireLoop)
 	a.goLoop(a.rulesLoop)
@@ -114,6 +119,10 @@ func (a *Agent) startGossip() error {
 	mc.BindAddr, mc.BindPort, _ = splitHostPort(a.cfg.BindAddr)
 	if a.cfg.AdvertiseAddr != "" {
 		mc.AdvertiseAddr, mc.AdvertisePort, _ = splitHostPort(a.cfg.AdvertiseAddr)
+	} else if ip := net.ParseIP(mc.BindAddr); ip != nil && ip.IsUnspecified() {
+		if mc.AdvertiseAddr, err = advertiseIP(); err != nil {
+			return err
+		}
 	}
 	mc.Label = a.cfg.Cluster
 	if a.cfg.EncryptKey != "" {
@@ -205,6 +214,9 @@ func (a *Agent) Shutdown() error {
 			}
 		} else if a.httpLn != nil {
 			a.httpLn.Close()
+		}
+		if a.mdns != nil {
+			_ = a.mdns.Shutdown()
 		}
 		a.wg.Wait()
 		if a.gossip != nil {

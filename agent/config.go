@@ -44,6 +44,9 @@ type Config struct {
 	RetryJoin []string `json:"retry_join"`
 	// Discover finds peers on the LAN over mDNS under this service name.
 	Discover string `json:"discover"`
+	// DiscoverInterface is the network interface mDNS uses; default: the
+	// one holding the gossip address.
+	DiscoverInterface string `json:"discover_interface"`
 	// Cluster is memberlist's label: agents of different clusters never
 	// merge, even when they find each other.
 	Cluster string `json:"cluster"`
@@ -133,8 +136,8 @@ func (c *Config) validate() error {
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)
 	}
-	if c.Discover != "" {
-		return fmt.Errorf("--discover is not available in this build yet: use --join or --retry-join with a member's gossip address")
+	if c.Discover != "" && !discoverName.MatchString(c.Discover) {
+		return fmt.Errorf("--discover %q must be 1-40 letters, digits or '-', starting with a letter or digit", c.Discover)
 	}
 	if c.LeaveTimeout <= 0 {
 		c.LeaveTimeout = Duration(5 * time.Second)

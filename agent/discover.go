@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/mdns"
+)
+
+// discoverName is what --discover accepts: it becomes a DNS-SD service
+// label, so it keeps to DNS label characters.
+var discoverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,39}$`)
+
+// mdnsService is the DNS-SD service agents of one discovery name share.
+func mdnsService(name string) string { return "_namecast-" + name + "._udp" }
+
+// Browsing starts quick, so a cold cluster forms in seconds, and slows to
+// mdnsMaxPoll: memberlist and the reconnect loop keep a formed cluster
+// together; browsing only has to notice hosts that appear later.
+const (
+	mdnsFirstPoll = 500 * time.Millisecond
+	mdnsMaxPoll   = 30 * time.Second
+	mdnsQuery     = time.Second
+)
+
+// startDiscovery advertises this agent over mDNS and browses for others,
+// joining any that are not members yet (as the Serf agent does).
+func (a *Agent) startDiscovery() error {
+	if a.cfg.Discover == "" {
+		return nil
+	}
+	host, portStr, err := net.SplitHostPort(a.gossip.LocalAddr())
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	port, _ := strconv.Atoi(portStr)
+	iface, err := a.discoveryInterface(ip)
+	if err != nil {
+		return err
+	}
+	svc, err := mdns.NewMDNSService(a.cfg.NodeName, mdnsService(a.cfg.Discover), "", dnsLabel(a.cfg.NodeName)+".local.",
+		port, []net.IP{ip}, []string{"namecast cluster " + a.cfg.Discover})
+	if err != nil {
+		return fmt.Errorf("--discover: %w", err)
+	}
+	a.mdns, err = mdns.NewServer(&mdns.Config{Zone: svc, Iface: iface, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		return fmt.Errorf("--discover: advertising over mDNS on %s: %w", ifaceName(iface), err)
+	}
+	a.log.Info("discovering peers over mDNS", "service", mdnsService(a.cfg.Discover), "interface", ifaceName(iface), "advertise", a.gossip.LocalAddr())
+	a.goLoop(func() { a.discoverLoop(iface) })
+	return nil
+}
+
+func (a *Agent) discoverLoop(iface *net.Interface) {
+	wait := mdnsFirstPoll
+	for {
+		if n := a.browseOnce(iface); n > 0 {
+			a.readiness.joined.Store(true)
+		}
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, mdnsMaxPoll)
+	}
+}
+
+// browseOnce queries once and joins every advertised agent that is not an
+// alive member; it returns how many it joined.
+func (a *Agent) browseOnce(iface *net.Interface) int {
+	entries := make(chan *mdns.ServiceEntry, 64)
+	go func() {
+		_ = mdns.Query(&mdns.QueryParam{Service: mdnsService(a.cfg.Discover), Interface: iface, Timeout: mdnsQuery,
+			Entries: entries, DisableIPv6: true, Logger: log.New(io.Discard, "", 0)})
+		close(entries)
+	}()
+	known := map[string]bool{a.gossip.LocalAddr(): true}
+	for _, m := range a.gossip.Members() {
+		if m.Status == "alive" || m.Status == "suspect" {
+			known[m.Addr] = true
+		}
+	}
+	var join []string
+	for e := range entries {
+		if e.AddrV4 == nil {
+			continue
+		}
+		addr := net.JoinHostPort(e.AddrV4.String(), strconv.Itoa(e.Port))
+		if !known[addr] {
+			known[addr] = true
+			join = append(join, addr)
+		}
+	}
+	if len(join) == 0 {
+		return 0
+	}
+	n, err := a.gossip.Join(join)
+	if n > 0 {
+		a.log.Info("joined peers found over mDNS", "joined", n, "addrs", join)
+	} else {
+		a.log.Warn("could not join peers found over mDNS (another --cluster or --encrypt key?)", "addrs", join, "err", err)
+	}
+	return n
+}
+
+// discoveryInterface is --discover-interface, else the interface holding
+// the gossip address (multicast must go where peers can reach us).
+func (a *Agent) discoveryInterface(ip net.IP) (*net.Interface, error) {
+	if a.cfg.DiscoverInterface != "" {
+		iface, err := net.InterfaceByName(a.cfg.DiscoverInterface)
+		if err != nil {
+			return nil, fmt.Errorf("--discover-interface %q: %w", a.cfg.DiscoverInterface, err)
+		}
+		return iface, nil
+	}
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	for i := range ifaces {
+		addrs, _ := ifaces[i].Addrs()
+		for _, ad := range addrs {
+			if n, ok := ad.(*net.IPNet); ok && n.IP.Equal(ip) {
+				return &ifaces[i], nil
+			}
+		}
+	}
+	return nil, nil // the system's default multicast interface
+}
+
+func ifaceName(i *net.Interface) string {
+	if i == nil {
+		return "default"
+	}
+	return i.Name
+}
+
+// dnsLabel keeps a node name usable as an mDNS host label.
+func dnsLabel(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			out[i] = '-'
+		}
+	}
+	if len(out) > 63 {
+		out = out[:63]
+	}
+	return string(out)
+}
+
+// advertiseIP picks the address to advertise when gossip binds to all
+// interfaces: memberlist's choice is a private (RFC 1918) address, which a
+// host on other ranges lacks; then the first up, non-loopback IPv4.
+func advertiseIP() (string, error) {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return "", err
+	}
+	var fallback string
+	for _, iface := range ifaces {
+		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := iface.Addrs()
+		for _, ad := range addrs {
+			n, ok := ad.(*net.IPNet)
+			if !ok || n.IP.To4() == nil || !n.IP.IsGlobalUnicast() {
+				continue
+			}
+			if n.IP.IsPrivate() {
+				return n.IP.String(), nil
+			}
+			if fallback == "" {
+				fallback = n.IP.String()
+			}
+		}
+	}
+	if fallback == "" {
+		return "", fmt.Errorf("no up, non-loopback IPv4 address to advertise: set --advertise HOST:PORT")
+	}
+	return fallback, nil
+}
