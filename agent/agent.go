@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/mdns"
+	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/namecast/namecast/gossip"
@@ -32,6 +33,7 @@ type Agent struct {
 
 	gossip  *gossip.Gossip
 	mdns    *mdns.Server
+	ring    *memberlist.Keyring // nil: gossip is not encrypted
 	httpLn  net.Listener
 	httpSrv *http.Server
 	metrics *metrics.Metrics
@@ -125,13 +127,10 @@ func (a *Agent) startGossip() error {
 		}
 	}
 	mc.Label = a.cfg.Cluster
-	if a.cfg.EncryptKey != "" {
-		key, err := decodeKey(a.cfg.EncryptKey)
-		if err != nil {
-			return err
-		}
-		mc.SecretKey = key
+	if a.ring, err = a.keyring(); err != nil {
+		return err
 	}
+	mc.Keyring = a.ring
 	if a.cfg.TuneMemberlist != nil {
 		a.cfg.TuneMemberlist(mc)
 	}
@@ -142,6 +141,7 @@ func (a *Agent) startGossip() error {
 	if a.gossip, err = gossip.New(gc); err != nil {
 		return err
 	}
+	a.gossip.HandleQuery("keyring", a.runKeyOp)
 	return a.gossip.Start()
 }
 

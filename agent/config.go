@@ -136,6 +136,11 @@ func (c *Config) validate() error {
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)
 	}
+	if c.EncryptKey != "" {
+		if _, err := decodeKey(c.EncryptKey); err != nil {
+			return err
+		}
+	}
 	if c.Discover != "" && !discoverName.MatchString(c.Discover) {
 		return fmt.Errorf("--discover %q must be 1-40 letters, digits or '-', starting with a letter or digit", c.Discover)
 	}

@@ -54,6 +54,7 @@ func (a *Agent) serveHTTP() {
 	mux.Handle("/v1/urls", a.endpoint(methods{"PUT": a.putURL, "DELETE": a.deleteURL}))
 	mux.Handle("/v1/services", a.endpoint(methods{"GET": a.getServices}))
 	mux.Handle("/v1/services/{interface}", a.endpoint(methods{"GET": a.getService}))
+	mux.Handle("/v1/keys", a.endpoint(methods{"POST": a.postKeys}))
 	mux.Handle("/metrics", a.metricsHandler())
 	mux.Handle("/", a.endpoint(nil))
 	a.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,

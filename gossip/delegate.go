@@ -89,6 +89,20 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			return
 		}
 		g.mergeSnapshots(s)
+	case msgQuery:
+		var q queryMsg
+		if decode(buf, &q) != nil {
+			g.malformed("query")
+			return
+		}
+		g.handleQuery(q)
+	case msgAnswer:
+		var a answerMsg
+		if decode(buf, &a) != nil {
+			g.malformed("answer")
+			return
+		}
+		g.handleAnswer(a)
 	default:
 		g.malformed("unknown type")
 	}
@@ -99,7 +113,15 @@ func (g *Gossip) applyDelta(d routes.Delta) {
 		g.m.IncrCounter([]string{"gossip", "ops", "not_alive"}, float32(len(d.Ops)))
 		return
 	}
-	g.count(g.table.Apply(d))
+	// One op at a time, so only the ops that were news to us are relayed.
+	for _, op := range d.Ops {
+		one := routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}}
+		res := g.table.Apply(one)
+		g.count(res)
+		if res.Applied > 0 {
+			g.relay(one)
+		}
+	}
 }
 
 func (g *Gossip) count(res routes.Result) {

@@ -37,6 +37,7 @@ type Gossip struct {
 	mu      sync.Mutex
 	members map[string]*member
 	pending map[string]pendingPull // by origin
+	q       queries
 
 	work     chan func()
 	stop     chan struct{}

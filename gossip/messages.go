@@ -17,6 +17,8 @@ const (
 	msgDigest                    // digestMsg: full digest, TCP
 	msgPull                      // pull: snapshots wanted, TCP
 	msgSnapshots                 // snapshots: the answer, TCP
+	msgQuery                     // queryMsg: run a named handler, TCP
+	msgAnswer                    // answerMsg: its result, TCP
 )
 
 // maxSnapshotBytes caps one snapshots message well below memberlist's 20 MiB

@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// keyringFile keeps the gossip keys in the data dir, primary first, so a
+// rotation done while the agent ran survives its restart.
+const keyringFile = "keyring.json"
+
+// keyring builds memberlist's keyring from the data dir or --encrypt; nil
+// means gossip is not encrypted.
+func (a *Agent) keyring() (*memberlist.Keyring, error) {
+	keys, err := a.loadKeyring()
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil && a.cfg.EncryptKey != "" {
+		k, err := decodeKey(a.cfg.EncryptKey)
+		if err != nil {
+			return nil, err
+		}
+		keys = [][]byte{k}
+	}
+	if keys == nil {
+		return nil, nil
+	}
+	kr, err := memberlist.NewKeyring(keys, keys[0])
+	if err != nil {
+		return nil, fmt.Errorf("gossip keyring: %w", err)
+	}
+	return kr, a.saveKeyring(kr)
+}
+
+func (a *Agent) loadKeyring() ([][]byte, error) {
+	if a.cfg.DataDir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(a.cfg.DataDir, keyringFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var encoded []string
+	if err == nil {
+		err = json.Unmarshal(b, &encoded)
+	}
+	var keys [][]byte
+	for _, e := range encoded {
+		k, kerr := decodeKey(e)
+		if kerr != nil {
+			err = kerr
+			break
+		}
+		keys = append(keys, k)
+	}
+	if err != nil || len(keys) == 0 {
+		a.log.Warn("keyring file is unreadable; setting it aside", "path", path, "err", err)
+		_ = os.Rename(path, path+".corrupt")
+		return nil, nil
+	}
+	if a.cfg.EncryptKey != "" {
+		a.log.Info("using the keyring in the data dir; --encrypt only seeds a new one", "path", path)
+	}
+	return keys, nil
+}
+
+func (a *Agent) saveKeyring(kr *memberlist.Keyring) error {
+	if a.cfg.DataDir == "" || kr == nil {
+		return nil
+	}
+	keys := kr.GetKeys() // primary first
+	encoded := make([]string, len(keys))
+	for i, k := range keys {
+		encoded[i] = base64.StdEncoding.EncodeToString(k)
+	}
+	b, _ := json.Marshal(encoded)
+	return writeFileAtomic(filepath.Join(a.cfg.DataDir, keyringFile), b)
+}
+
+// keyOp is a keyring change (or list) run on every member.
+type keyOp struct {
+	Op  string `json:"op"`
+	Key string `json:"key,omitempty"`
+}
+
+func (op keyOp) validate() error {
+	switch op.Op {
+	case "list":
+		return nil
+	case "install", "use", "remove":
+		_, err := decodeKey(op.Key)
+		return err
+	}
+	return fmt.Errorf("op %q: use install, use, remove or list", op.Op)
+}
+
+// runKeyOp is the query handler: it changes this member's keyring and
+// persists it, answering the keys it then holds (primary first).
+func (a *Agent) runKeyOp(payload []byte) ([]byte, error) {
+	var op keyOp
+	if err := json.Unmarshal(payload, &op); err != nil {
+		return nil, err
+	}
+	if err := op.validate(); err != nil {
+		return nil, err
+	}
+	kr := a.ring
+	if kr == nil {
+		return nil, fmt.Errorf("gossip encryption is off on this member (start it with --encrypt)")
+	}
+	key, _ := decodeKey(op.Key)
+	var err error
+	switch op.Op {
+	case "install":
+		err = kr.AddKey(key)
+	case "use":
+		err = kr.UseKey(key)
+	case "remove":
+		err = kr.RemoveKey(key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := a.saveKeyring(kr); err != nil {
+		return nil, fmt.Errorf("keyring changed but not saved to the data dir: %w", err)
+	}
+	keys := kr.GetKeys()
+	encoded := make([]string, len(keys))
+	for i, k := range keys {
+		encoded[i] = base64.StdEncoding.EncodeToString(k)
+	}
+	return json.Marshal(encoded)
+}
+
+// KeyringResult reports a cluster-wide keyring operation member by member.
+type KeyringResult struct {
+	Members  int               `json:"members"`
+	Failed   map[string]string `json:"failed"`
+	Keys     map[string]int    `json:"keys"`    // key -> members holding it
+	Primary  map[string]int    `json:"primary"` // key -> members using it
+	Answered []string          `json:"answered"`
+}
+
+func (a *Agent) postKeys(r *http.Request) (any, error) {
+	var op keyOp
+	if err := decodeBody(r, &op); err != nil {
+		return nil, err
+	}
+	if err := op.validate(); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	payload, _ := json.Marshal(op)
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	answers := a.gossip.Query(ctx, "keyring", payload)
+	res := KeyringResult{Failed: map[string]string{}, Keys: map[string]int{}, Primary: map[string]int{}}
+	for _, m := range a.gossip.Members() {
+		if m.Status != "alive" && m.Status != "suspect" {
+			continue
+		}
+		res.Members++
+		ans, ok := answers[m.Name]
+		switch {
+		case !ok:
+			res.Failed[m.Name] = "no answer within 5s"
+		case ans.Error != "":
+			res.Failed[m.Name] = ans.Error
+		default:
+			res.Answered = append(res.Answered, m.Name)
+			var keys []string
+			_ = json.Unmarshal(ans.Payload, &keys)
+			for i, k := range keys {
+				res.Keys[k]++
+				if i == 0 {
+					res.Primary[k]++
+				}
+			}
+		}
+	}
+	sort.Strings(res.Answered)
+	return res, nil
+}
