@@ -75,6 +75,11 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		}
 	}()
 	a.readiness.started = time.Now()
+	var rejoin []string // the previous run's members, when nothing else says whom to join
+	if len(a.cfg.Join) == 0 {
+		rejoin = a.snapshotAddrs()
+	}
+	a.readiness.expectsPeers = len(a.cfg.Join) > 0 || len(a.cfg.RetryJoin) > 0 || a.cfg.Discover != "" || len(rejoin) > 0
 	inc, err := a.incarnation()
 	if err != nil {
 		return err
@@ -107,6 +112,12 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	if len(a.cfg.RetryJoin) > 0 {
 		a.goLoop(a.retryJoinLoop)
+	}
+	if len(rejoin) > 0 {
+		a.goLoop(func() { a.rejoinLoop(rejoin) })
+	}
+	if a.cfg.DataDir != "" {
+		a.goLoop(a.saveMembersLoop)
 	}
 	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
 	return nil

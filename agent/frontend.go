@@ -33,9 +33,10 @@ func (a *Agent) LocalRecords(prefix string) []routes.Record { return a.table.Loc
 const readyAfter = 30 * time.Second
 
 type readiness struct {
-	ready   atomic.Bool
-	joined  atomic.Bool
-	started time.Time
+	ready        atomic.Bool
+	joined       atomic.Bool
+	started      time.Time
+	expectsPeers bool // join, retry-join, discovery or a member snapshot
 }
 
 // Ready reports whether the agent has finished its first sync with the
@@ -46,8 +47,7 @@ func (a *Agent) Ready() bool {
 	if r.ready.Load() {
 		return true
 	}
-	expectsPeers := len(a.cfg.Join) > 0 || len(a.cfg.RetryJoin) > 0 || a.cfg.Discover != ""
-	if !expectsPeers || time.Since(r.started) > readyAfter ||
+	if !r.expectsPeers || time.Since(r.started) > readyAfter ||
 		(r.joined.Load() && a.gossip.PendingPulls() == 0) {
 		r.ready.Store(true)
 		return true

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -38,6 +39,11 @@ type Option func(*agent.Config)
 // quick failure detection).
 func WithProfile(p string) Option {
 	return func(c *agent.Config) { c.Profile = p; c.TuneMemberlist = nil }
+}
+
+// WithDataDirs gives each agent its own data dir under dir.
+func WithDataDirs(dir string) Option {
+	return func(c *agent.Config) { c.DataDir = filepath.Join(dir, c.NodeName) }
 }
 
 // FastFailure makes SWIM declare a crashed member dead within ~1-2 s.
@@ -145,6 +151,13 @@ func (c *Cluster) Leave(i int) {
 // running agent.
 func (c *Cluster) Restart(i int) *agent.Agent {
 	c.t.Helper()
+	return c.RestartWith(i, nil)
+}
+
+// RestartWith is Restart with a last change to the configuration (clear
+// Join to test rejoining from the data dir).
+func (c *Cluster) RestartWith(i int, edit func(*agent.Config)) *agent.Agent {
+	c.t.Helper()
 	if a := c.Agent(i); a != nil {
 		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
 	}
@@ -154,6 +167,9 @@ func (c *Cluster) Restart(i int) *agent.Agent {
 	for _, j := range c.Running() {
 		cfg.Join = []string{c.Agent(j).GossipAddr()}
 		break
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	a := c.startAgent(cfg)
 	c.mu.Lock()
