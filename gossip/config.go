@@ -101,7 +101,9 @@ func (c *Config) validate() error {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Metrics == nil {
-		c.Metrics, _ = metrics.New(metrics.DefaultConfig("namecast"), &metrics.BlackholeSink{})
+		mc := metrics.DefaultConfig("namecast")
+		mc.EnableRuntimeMetrics = false // it would start a goroutine per Gossip
+		c.Metrics, _ = metrics.New(mc, &metrics.BlackholeSink{})
 	}
 	return nil
 }
