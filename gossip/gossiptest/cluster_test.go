@@ -1,6 +1,7 @@
 package gossiptest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -66,7 +67,10 @@ func TestClusterPartitionHealRejoin(t *testing.T) {
 
 	// Healing the network is not enough: each side has forgotten the other
 	// and neither probes, gossips nor syncs with nodes it does not know.
-	// Wait for several probe rounds of traffic, then check the split holds.
+	// But a probe begun before the verdict can still be retrying across
+	// (indirectly, or over a stream) and would carry the news once healed,
+	// so heal only when nothing has tried to cross for a while.
+	c.waitNothingCrosses(t)
 	c.net.Heal()
 	mark := c.net.TotalStats().PacketsReceived
 	testutil.Eventually(t, convergeTimeout, func() error {
@@ -85,6 +89,26 @@ func TestClusterPartitionHealRejoin(t *testing.T) {
 	c.join(t, 0, 2)
 	testutil.Eventually(t, convergeTimeout, func() error {
 		return c.sees(names(0, 1, 2, 3, 4), c.all()...)
+	})
+}
+
+// waitNothingCrosses waits until 60 packets in a row were sent without a
+// packet dropped or a dial refused: on a network without loss, the nodes have
+// stopped trying to reach the other side. 60 packets take several probe
+// intervals, longer than any one probe lasts.
+func (c *cluster) waitNothingCrosses(t *testing.T) {
+	t.Helper()
+	var last Stats
+	testutil.Eventually(t, convergeTimeout, func() error {
+		s := c.net.TotalStats()
+		if s.PacketsDropped != last.PacketsDropped || s.StreamsRefused != last.StreamsRefused {
+			last = s
+			return errors.New("nodes still try to reach the other side")
+		}
+		if n := s.PacketsSent - last.PacketsSent; n < 60 {
+			return fmt.Errorf("only %d packets sent since the last attempt to cross", n)
+		}
+		return nil
 	})
 }
 

@@ -54,14 +54,8 @@ func (t *Transport) dial(hostPort string, timeout time.Duration) (net.Conn, erro
 	if delay > 0 {
 		handshake := time.NewTimer(delay)
 		defer handshake.Stop()
-		select {
-		case <-handshake.C:
-		case <-expired:
-			return nil, os.ErrDeadlineExceeded
-		case <-t.done:
-			return nil, errShutdown
-		case <-dest.done:
-			return nil, syscall.ECONNREFUSED
+		if err := t.await(handshake.C, expired, dest); err != nil {
+			return nil, err
 		}
 	}
 	local, remote, err := t.net.connect(t, dest)
@@ -84,13 +78,35 @@ func (t *Transport) dial(hostPort string, timeout time.Duration) (net.Conn, erro
 	return nil, err
 }
 
+// await waits out a dial's delay, failing if the dial times out or either
+// end shuts down first.
+func (t *Transport) await(ready, expired <-chan time.Time, dest *Transport) error {
+	select {
+	case <-ready:
+		return nil
+	case <-expired:
+		return os.ErrDeadlineExceeded
+	case <-t.done:
+		return errShutdown
+	case <-dest.done:
+		return syscall.ECONNREFUSED
+	}
+}
+
 // connect makes the two ends of a stream and registers them so a partition
-// or shutdown can close them. It re-checks the link, which may have been cut
-// during the dial's delay.
+// or shutdown can close them. It re-checks the link and both ends, which may
+// have changed during the dial's delay; doing so under mu, which Partition
+// and Shutdown take to collect the streams to close, means no stream can
+// slip in after them and stay open.
 func (n *Network) connect(from, to *Transport) (local, remote *streamConn, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.blockedLocked(from.name, to.name) {
+	switch {
+	case from.stopped():
+		return nil, nil, errShutdown
+	case to.stopped():
+		return nil, nil, syscall.ECONNREFUSED
+	case n.blockedLocked(from.name, to.name):
 		return nil, nil, errCut
 	}
 	p1, p2 := net.Pipe()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -68,7 +69,7 @@ func (t *Transport) Stats() Stats { return t.stats.snapshot() }
 // FinalAdvertiseAddr returns the transport's own address whatever is
 // configured: advertising any other would make the node unreachable here.
 func (t *Transport) FinalAdvertiseAddr(string, int) (net.IP, int, error) {
-	return t.ip, t.port, nil
+	return slices.Clone(t.ip), t.port, nil
 }
 
 // WriteTo sends a packet; see WriteToAddress.

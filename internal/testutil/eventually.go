@@ -11,11 +11,13 @@ import (
 const pollInterval = 15 * time.Millisecond
 
 // Eventually calls cond every ~15ms until it returns nil, and fails the test
-// with cond's last error if that has not happened within timeout. cond is
-// always called at least once, and once more after the deadline has passed,
-// so a slow cond cannot make Eventually fail without a fresh answer.
+// with cond's last error if that has not happened within timeout. It fails
+// only on an error from a call that returned after the deadline, so a
+// condition that held just in time is not reported as a failure.
 //
-// Eventually calls t.Fatalf, so it must run on the test's goroutine.
+// Eventually calls t.Fatalf, so it must run on the test's goroutine. It reads
+// the clock through the time package, so inside a testing/synctest bubble the
+// timeout is in the bubble's fake time.
 func Eventually(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
