@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/namecast/namecast/agent"
+)
+
+const agentUsage = `Usage: namecast agent [flags]
+
+Runs a namecast agent: a cluster member that serves the local HTTP API and
+the RocketMQ NameServer protocol, and gossips routes with every other agent.
+
+  namecast agent --dev                       one member on loopback, default ports
+  namecast agent --node b1 --join 10.0.0.2:7946
+  namecast agent --discover prod             find peers on the LAN over mDNS
+
+SIGINT or SIGTERM leaves gracefully: this agent's routes are withdrawn
+everywhere before it exits.
+
+Flags:
+`
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// tagFlag collects repeatable key=value tags.
+type tagFlag map[string]string
+
+func (t tagFlag) String() string { return "" }
+func (t tagFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("tag %q must be key=value", s)
+	}
+	t[k] = v
+	return nil
+}
+
+func runAgent(args []string) int {
+	cfg, logLevel, err := parseAgentFlags(args, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		return 2
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	a, err := agent.New(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := a.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		return 1
+	}
+	return 0
+}
+
+// parseAgentFlags builds the configuration: defaults (or --dev), then the
+// --config file, then flags given on the command line, so a flag always
+// wins over the file.
+func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level, error) {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, agentUsage); fs.PrintDefaults() }
+	def := agent.DefaultConfig()
+	var (
+		dev        = fs.Bool("dev", false, "one member on loopback with the default ports and no data dir")
+		configFile = fs.String("config", "", "JSON config `file` (keys as these flags: node, bind, http, ...)")
+		logLevel   = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		join       listFlag
+		retryJoin  listFlag
+		tags       = tagFlag{}
+		c          agent.Config
+	)
+	fs.StringVar(&c.NodeName, "node", def.NodeName, "member `name`, unique in the cluster")
+	fs.StringVar(&c.BindAddr, "bind", def.BindAddr, "gossip `address` HOST:PORT (UDP and TCP)")
+	fs.StringVar(&c.AdvertiseAddr, "advertise", "", "gossip `address` peers should use, if not the bind address")
+	fs.StringVar(&c.HTTPAddr, "http", def.HTTPAddr, "HTTP API `address`")
+	fs.StringVar(&c.HTTPToken, "http-token", "", "bearer `token` required for write calls")
+	fs.BoolVar(&c.HTTPInsecure, "http-insecure", false, "allow write calls without a token on a non-loopback --http")
+	fs.StringVar(&c.RocketMQAddr, "rocketmq", def.RocketMQAddr, "RocketMQ NameServer protocol `address`, or off")
+	fs.Var(&join, "join", "gossip `address` of a member to join at start (repeatable)")
+	fs.Var(&retryJoin, "retry-join", "gossip `address` to keep trying until it answers (repeatable)")
+	fs.StringVar(&c.Discover, "discover", "", "find and join agents on the LAN over mDNS under this `name`")
+	fs.StringVar(&c.Cluster, "cluster", "", "cluster `name`: agents of different clusters never merge")
+	fs.StringVar(&c.EncryptKey, "encrypt", "", "base64 gossip encryption `key` (see namecast keygen)")
+	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts")
+	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
+	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return agent.Config{}, 0, err
+	}
+	if fs.NArg() > 0 {
+		return agent.Config{}, 0, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	cfg := def
+	if *dev {
+		cfg = agent.DevConfig()
+	}
+	if *configFile != "" {
+		if err := agent.LoadFile(*configFile, &cfg); err != nil {
+			return agent.Config{}, 0, err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	overlay := map[string]func(){
+		"node": func() { cfg.NodeName = c.NodeName }, "bind": func() { cfg.BindAddr = c.BindAddr },
+		"advertise": func() { cfg.AdvertiseAddr = c.AdvertiseAddr }, "http": func() { cfg.HTTPAddr = c.HTTPAddr },
+		"http-token": func() { cfg.HTTPToken = c.HTTPToken }, "http-insecure": func() { cfg.HTTPInsecure = c.HTTPInsecure },
+		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
+		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
+		"cluster": func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
+		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
+		"tag": func() { cfg.Tags = tags },
+	}
+	for name, apply := range overlay {
+		if set[name] {
+			apply()
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return agent.Config{}, 0, fmt.Errorf("--log-level %q: use debug, info, warn or error", *logLevel)
+	}
+	return cfg, level, nil
+}

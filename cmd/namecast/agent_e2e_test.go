@@ -1,0 +1,83 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/namecast/namecast/agent/agenttest"
+)
+
+// TestAgainstRealAgent runs the commands against an in-process agent, so a
+// drift between the client and the agent's side of the contract shows.
+func TestAgainstRealAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an agent")
+	}
+	cluster := agenttest.Start(t, 1)
+	t.Setenv("NAMECAST_HTTP_ADDR", cluster.Agent(0).HTTPAddr())
+
+	if out := ok(t, "members"); !strings.Contains(out, "agent-0") || !strings.Contains(out, "alive") {
+		t.Errorf("members printed\n%s", out)
+	}
+	w := startWatch(t, "watch", "route", "TopicTest")
+	w.stderr.waitFor(t, `no route for topic "TopicTest"`, 1)
+
+	master := `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerId":0,"addr":"10.0.0.1:10911",
+		"haAddr":"10.0.0.1:10912","topics":{"TopicTest":{"readQueueNums":4,"writeQueueNums":4,"perm":6}},"ttl":"120s"}`
+	if r := run(t, master, "register", "broker", "--file", "-"); r.code != 0 {
+		t.Fatalf("register broker: exit %d, stderr %q", r.code, r.stderr)
+	}
+	slave := `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerId":1,"addr":"10.0.0.2:10911"}`
+	r := run(t, slave, "register", "broker", "--file", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "master 10.0.0.1:10911, HA server 10.0.0.1:10912") {
+		t.Fatalf("register slave: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	w.stdout.waitFor(t, "10.0.0.2:10911", 1)
+
+	wantRoute := `BROKER    CLUSTER         ID  ADDR
+broker-a  DefaultCluster  0   10.0.0.1:10911
+broker-a  DefaultCluster  1   10.0.0.2:10911
+
+BROKER    READ  WRITE  PERM
+broker-a  4     4      RW-
+`
+	if out := ok(t, "route", "TopicTest"); out != wantRoute {
+		t.Errorf("route printed\n%s\nwant\n%s", out, wantRoute)
+	}
+	if out := ok(t, "topics"); out != "TopicTest\n" {
+		t.Errorf("topics printed %q", out)
+	}
+	if out := ok(t, "clusters"); !strings.Contains(out, "DefaultCluster  broker-a  1   10.0.0.2:10911") {
+		t.Errorf("clusters printed\n%s", out)
+	}
+
+	const url = "dubbo://10.0.0.5:20880/com.foo.Bar?version=1.0.0&interface=com.foo.Bar"
+	if out := ok(t, "register", "url", url, "--ttl", "30s"); !strings.Contains(out, "com.foo.Bar  providers") {
+		t.Errorf("register url printed\n%s", out)
+	}
+	if out := ok(t, "services"); out != "com.foo.Bar\n" {
+		t.Errorf("services printed %q", out)
+	}
+	if out := ok(t, "services", "com.foo.Bar"); out != "dubbo://10.0.0.5:20880/com.foo.Bar?interface=com.foo.Bar&version=1.0.0\n" {
+		t.Errorf("services IFACE printed %q", out)
+	}
+	ok(t, "unregister", "url", url)
+	if r := run(t, "", "services", "com.foo.Bar"); r.code != 1 || !strings.Contains(r.stderr, "com.foo.Bar") {
+		t.Errorf("after unregister url: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	ok(t, "unregister", "broker", "DefaultCluster", "broker-a", "0")
+	ok(t, "unregister", "broker", "DefaultCluster", "broker-a", "1")
+	w.stderr.waitFor(t, `no route for topic "TopicTest"`, 2)
+	if code := w.stop(); code != 0 {
+		t.Errorf("watch exited %d", code)
+	}
+
+	// The agent's own refusals come through verbatim.
+	if r := run(t, "", "route", "bad/name"); r.code != 1 || !strings.Contains(r.stderr, `topic name "bad/name"`) {
+		t.Errorf("bad topic: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := run(t, `{"cluster":"c"}`, "register", "broker", "--file", "-"); r.code != 1 || r.stderr == "" {
+		t.Errorf("incomplete broker: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

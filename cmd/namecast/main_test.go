@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/base64"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestTopLevelUsage(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		r := run(t, "", args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: namecast COMMAND") || r.stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+		for _, cmd := range commands() {
+			if !strings.Contains(r.stdout, "\n  "+cmd.name+" ") {
+				t.Errorf("%v: usage does not list %s", args, cmd.name)
+			}
+		}
+	}
+	if r := run(t, ""); r.code != 2 || !strings.HasPrefix(r.stderr, "Usage: namecast") {
+		t.Errorf("no arguments: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	r := run(t, "", "frobnicate")
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2", r.code)
+	}
+	if !strings.Contains(r.stderr, `unknown command "frobnicate"`) || !strings.Contains(r.stderr, "members, topics, route") {
+		t.Errorf("stderr does not name the command and the valid ones: %q", r.stderr)
+	}
+	r = run(t, "", "--http", "x", "members")
+	if r.code != 2 || !strings.Contains(r.stderr, "flags go after it") {
+		t.Errorf("flag before command: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestHelpCommand(t *testing.T) {
+	for _, tt := range []struct{ args, want []string }{
+		{[]string{"help", "route"}, []string{"Usage: namecast route TOPIC", "--http address", "--json"}},
+		{[]string{"route", "--help"}, []string{"Usage: namecast route TOPIC"}},
+		{[]string{"route", "-h"}, []string{"Usage: namecast route TOPIC"}},
+		{[]string{"help", "services"}, []string{"--category category", "(default providers)"}},
+		{[]string{"help", "register"}, []string{"namecast register broker|url", "--file broker.json"}},
+		{[]string{"register", "url", "--help"}, []string{"Usage: namecast register url URL", "--ttl duration"}},
+		{[]string{"help", "watch"}, []string{"namecast watch route|services|members"}},
+		{[]string{"help", "keys"}, []string{"install the new key everywhere"}},
+	} {
+		r := run(t, "", tt.args...)
+		if r.code != 0 {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, r.code, r.stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, w, r.stdout)
+			}
+		}
+	}
+	if r := run(t, "", "help", "nope"); r.code != 2 || !strings.Contains(r.stderr, `unknown command "nope"`) {
+		t.Errorf("help nope: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestBadUsageExitsTwo(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"route"}, "want one TOPIC, got 0 arguments"},
+		{[]string{"route", "a", "b"}, "want one TOPIC, got 2 arguments"},
+		{[]string{"members", "extra"}, `unexpected argument "extra"`},
+		{[]string{"members", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"register"}, "register what? Use one of: broker, url"},
+		{[]string{"register", "topic"}, `unknown register subcommand "topic"`},
+		{[]string{"register", "broker"}, "--file is required"},
+		{[]string{"register", "url", "--ttl", "soon", "dubbo://h/x"}, `invalid value "soon" for flag -ttl`},
+		{[]string{"unregister", "broker", "c", "b"}, "want CLUSTER BROKERNAME BROKERID, got 2"},
+		{[]string{"unregister", "broker", "c", "b", "master"}, `BROKERID "master" must be a non-negative integer`},
+		{[]string{"watch", "route"}, "want one TOPIC"},
+		{[]string{"join"}, "want at least one ADDR"},
+		{[]string{"keys", "install"}, "keys install wants one KEY, got 0 arguments"},
+		{[]string{"keys", "list", "k"}, `unexpected argument "k": keys list takes flags only`},
+		{[]string{"members", "--http", "ftp://h:1"}, "--http: namecast: bad agent address"},
+	} {
+		r := run(t, "", tt.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) || !strings.Contains(r.stderr, "Run 'namecast help") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out := ok(t, "version")
+	if want := regexp.MustCompile(`^namecast \S+ \(go1\.[^)]+\)\n$`); !want.MatchString(out) {
+		t.Errorf("version printed %q", out)
+	}
+	if !strings.Contains(out, runtime.Version()) {
+		t.Errorf("version %q lacks %s", out, runtime.Version())
+	}
+	defer func(v string) { version = v }(version)
+	version = "v1.2.3"
+	if out := ok(t, "version"); out != "namecast v1.2.3 ("+runtime.Version()+")\n" {
+		t.Errorf("with -ldflags version: %q", out)
+	}
+}
+
+func TestKeygen(t *testing.T) {
+	a, b := strings.TrimSpace(ok(t, "keygen")), strings.TrimSpace(ok(t, "keygen"))
+	key, err := base64.StdEncoding.DecodeString(a)
+	if err != nil || len(key) != 32 {
+		t.Errorf("keygen printed %q: %d bytes, %v", a, len(key), err)
+	}
+	if a == b {
+		t.Error("two keys are the same")
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics/T", 200, `{"queueDatas":[],"brokerDatas":[]}`)
+	for _, args := range [][]string{
+		{"route", "--http", f.addr(), "T"},
+		{"route", "T", "--http", f.addr()},
+		{"route", "-http=" + f.addr(), "--json", "T"},
+		{"route", "--http", f.addr(), "--", "T"},
+	} {
+		if r := run(t, "", args...); r.code != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	// After "--" a dash-led word is an argument, not a flag.
+	r := run(t, "", "route", "--http", f.addr(), "--", "--json")
+	if r.code != 1 || f.last(t).path != "/v1/topics/--json" {
+		t.Errorf("after --: exit %d, asked %s", r.code, f.last(t).path)
+	}
+}

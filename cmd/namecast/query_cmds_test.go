@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const routeJSON = `{"queueDatas":[{"brokerName":"broker-b","readQueueNums":8,"writeQueueNums":8,"perm":6,"topicSysFlag":0},
+	{"brokerName":"broker-a","readQueueNums":4,"writeQueueNums":0,"perm":4,"topicSysFlag":0}],
+ "brokerDatas":[{"cluster":"c1","brokerName":"broker-b","brokerAddrs":{"1":"10.0.0.4:10911","0":"10.0.0.3:10911"}},
+	{"cluster":"c1","brokerName":"broker-a","brokerAddrs":{"0":"10.0.0.1:10911"}}]}`
+
+func TestMembers(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/members", 200, `[{"name":"n2","addr":"10.0.0.2:7946","status":"suspect","tags":{}},
+		{"name":"n1","addr":"10.0.0.1:7946","status":"alive","tags":{"zone":"a","role":"broker"}}]`)
+	want := `NAME  ADDR           STATUS   TAGS
+n1    10.0.0.1:7946  alive    role=broker,zone=a
+n2    10.0.0.2:7946  suspect  -
+`
+	if out := ok(t, "members", "--http", f.addr()); out != want {
+		t.Errorf("members printed\n%s\nwant\n%s", out, want)
+	}
+	assertJSON(t, ok(t, "members", "--http", f.addr(), "--json"), `[{"name":"n2","addr":"10.0.0.2:7946","status":"suspect","tags":{}},
+		{"name":"n1","addr":"10.0.0.1:7946","status":"alive","tags":{"zone":"a","role":"broker"}}]`)
+}
+
+func TestTopics(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics", 200, `{"topics":["%RETRY%g1","TopicTest"]}`)
+	if out := ok(t, "topics", "--http", f.addr()); out != "%RETRY%g1\nTopicTest\n" {
+		t.Errorf("topics printed %q", out)
+	}
+	assertJSON(t, ok(t, "topics", "--http", f.addr(), "--json"), `{"topics":["%RETRY%g1","TopicTest"]}`)
+}
+
+func TestRoute(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics/%RETRY%g1", 200, routeJSON)
+	// Brokers stay in the agent's order (nearest first); ids ascend.
+	want := `BROKER    CLUSTER  ID  ADDR
+broker-b  c1       0   10.0.0.3:10911
+broker-b  c1       1   10.0.0.4:10911
+broker-a  c1       0   10.0.0.1:10911
+
+BROKER    READ  WRITE  PERM
+broker-b  8     8      RW-
+broker-a  4     0      R--
+`
+	if out := ok(t, "route", "%RETRY%g1", "--http", f.addr()); out != want {
+		t.Errorf("route printed\n%s\nwant\n%s", out, want)
+	}
+	if p := f.last(t).path; p != "/v1/topics/%25RETRY%25g1" {
+		t.Errorf("asked %s", p)
+	}
+	assertJSON(t, ok(t, "route", "%RETRY%g1", "--http", f.addr(), "--json"), routeJSON)
+}
+
+func TestRouteOfUnknownTopic(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics/Nope", 404, `{"error":"no route for topic \"Nope\": no live broker registers it"}`)
+	r := run(t, "", "route", "Nope", "--http", f.addr())
+	if r.code != 1 || r.stdout != "" || r.stderr != "namecast route: no route for topic \"Nope\": no live broker registers it\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestClusters(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/clusters", 200, `{"brokerAddrTable":{
+		"broker-b":{"cluster":"c1","brokerName":"broker-b","brokerAddrs":{"0":"h:3"}},
+		"broker-a":{"cluster":"c1","brokerName":"broker-a","brokerAddrs":{"1":"h:2","0":"h:1"}},
+		"x":{"cluster":"c0","brokerName":"x","brokerAddrs":{"0":"h:9"}}},
+		"clusterAddrTable":{"c0":["x"],"c1":["broker-a","broker-b"]}}`)
+	want := `CLUSTER  BROKER    ID  ADDR
+c0       x         0   h:9
+c1       broker-a  0   h:1
+c1       broker-a  1   h:2
+c1       broker-b  0   h:3
+`
+	if out := ok(t, "clusters", "--http", f.addr()); out != want {
+		t.Errorf("clusters printed\n%s\nwant\n%s", out, want)
+	}
+	var ci map[string]any
+	if err := json.Unmarshal([]byte(ok(t, "clusters", "--json", "--http", f.addr())), &ci); err != nil || ci["clusterAddrTable"] == nil {
+		t.Errorf("clusters --json: %v %v", ci, err)
+	}
+}
+
+func TestServices(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/services", 200, `{"services":["com.foo.Bar","com.foo.Baz"]}`)
+	f.on("GET /v1/services/com.foo.Bar", 200, `{"urls":["dubbo://h:1/com.foo.Bar?version=1","dubbo://h:2/com.foo.Bar?version=1"]}`)
+	if out := ok(t, "services", "--http", f.addr()); out != "com.foo.Bar\ncom.foo.Baz\n" {
+		t.Errorf("services printed %q", out)
+	}
+	if out := ok(t, "services", "com.foo.Bar", "--http", f.addr()); out != "dubbo://h:1/com.foo.Bar?version=1\ndubbo://h:2/com.foo.Bar?version=1\n" {
+		t.Errorf("services IFACE printed %q", out)
+	}
+	if q := f.last(t).query; q != "category=providers" {
+		t.Errorf("default category sent as %q", q)
+	}
+	ok(t, "services", "com.foo.Bar", "--category", "routers", "--http", f.addr())
+	if q := f.last(t).query; q != "category=routers" {
+		t.Errorf("--category sent as %q", q)
+	}
+	assertJSON(t, ok(t, "services", "com.foo.Bar", "--json", "--http", f.addr()), `{"urls":["dubbo://h:1/com.foo.Bar?version=1","dubbo://h:2/com.foo.Bar?version=1"]}`)
+}
+
+func TestUnreachableAgent(t *testing.T) {
+	addr := deadAddr(t)
+	want := "namecast members: cannot reach the namecast agent at " + addr +
+		": connection refused (is `namecast agent` running? set --http or NAMECAST_HTTP_ADDR)\n"
+	if r := run(t, "", "members", "--http", addr); r.code != 1 || r.stderr != want {
+		t.Errorf("exit %d, stderr\n%q\nwant\n%q", r.code, r.stderr, want)
+	}
+	// The environment variable is the default address.
+	t.Setenv("NAMECAST_HTTP_ADDR", addr)
+	if r := run(t, "", "topics"); r.code != 1 || !strings.Contains(r.stderr, "at "+addr+": connection refused") {
+		t.Errorf("with NAMECAST_HTTP_ADDR: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestEnvAddress(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics", 200, `{"topics":["T"]}`)
+	t.Setenv("NAMECAST_HTTP_ADDR", f.srv.URL) // the http:// form works too
+	if out := ok(t, "topics"); out != "T\n" {
+		t.Errorf("topics printed %q", out)
+	}
+}
+
+// assertJSON checks that got is JSON meaning the same as want.
+func assertJSON(t *testing.T, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want: %v", err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if string(gb) != string(wb) {
+		t.Errorf("JSON output\n%s\nwant\n%s", gb, wb)
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/namecast/namecast/client"
+)
+
+const watchHelp = `Prints a view, then prints it again every time it changes, until
+interrupted. It follows the agent with blocking queries, so a change shows
+within moments and an idle watch costs nothing. If the agent goes away the
+watch says so on stderr and retries with backoff.
+
+  namecast watch route TopicTest
+  namecast watch services com.foo.BarService [--category providers]
+  namecast watch members
+
+With --json each version is one line of JSON.`
+
+func runWatch(c *cli, args []string) error {
+	return c.dispatch("watch", watchHelp, []subcommand{
+		{"route", runWatchRoute}, {"services", runWatchServices}, {"members", runWatchMembers},
+	}, args)
+}
+
+func runWatchRoute(c *cli, args []string) error {
+	var f clientFlags
+	fs := newFlagSet("watch route", "TOPIC [flags]", "Prints TOPIC's route on every change.")
+	f.register(fs)
+	pos, err := c.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one TOPIC, got %d arguments", len(pos))
+	}
+	cl, err := c.client(&f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.context()
+	defer cancel()
+	return watchEnded(cl.WatchTopicRoute(ctx, pos[0], follow(c, &f, "route of "+pos[0], func(r client.TopicRoute) {
+		printRoute(c.stdout, r)
+	})))
+}
+
+func runWatchServices(c *cli, args []string) error {
+	var f clientFlags
+	fs := newFlagSet("watch services", "[IFACE] [flags]", "Prints IFACE's URLs on every change; without IFACE, the list of interfaces.")
+	f.register(fs)
+	category := fs.String("category", client.CategoryProviders, "URL `category` to follow")
+	pos, err := c.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("want at most one IFACE, got %d arguments", len(pos))
+	}
+	cl, err := c.client(&f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.context()
+	defer cancel()
+	lines := func(s []string) { printLines(c.stdout, s) }
+	if len(pos) == 0 {
+		return watchEnded(cl.WatchServices(ctx, follow(c, &f, "services", lines)))
+	}
+	return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], lines)))
+}
+
+func runWatchMembers(c *cli, args []string) error {
+	var f clientFlags
+	fs := newFlagSet("watch members", "[flags]", "Prints the member list on every change.")
+	f.register(fs)
+	if err := c.noArgs(fs, args); err != nil {
+		return err
+	}
+	cl, err := c.client(&f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.context()
+	defer cancel()
+	return watchEnded(cl.WatchMembers(ctx, follow(c, &f, "members", func(ms []client.Member) {
+		printMembers(c.stdout, ms)
+	})))
+}
+
+// follow returns the callback of a Watch method: each version is printed
+// as one JSON line with --json, else as a timestamped heading and a table.
+func follow[T any](c *cli, f *clientFlags, what string, print func(T)) func(T, error) {
+	var failing string
+	return func(v T, err error) {
+		if err != nil {
+			c.watchFailed(err, &failing)
+			return
+		}
+		failing = ""
+		if f.json {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(c.stdout, "%s\n", b)
+			return
+		}
+		fmt.Fprintf(c.stdout, "# %s %s\n", time.Now().Format(time.TimeOnly), what)
+		print(v)
+		fmt.Fprintln(c.stdout)
+	}
+}
+
+// watchFailed notes on stderr that the watch is waiting or retrying. Each
+// failure is printed once, not on every retry, so an agent that stays down
+// does not fill the terminal. A refusal that ends the watch is left to exit.
+func (c *cli) watchFailed(err error, last *string) {
+	var se *client.StatusError
+	if errors.As(err, &se) && se.Code >= 400 && se.Code < 500 && se.Code != 404 {
+		return
+	}
+	msg := c.explain(err)
+	if msg == *last {
+		return
+	}
+	*last = msg
+	next := "retrying"
+	if client.IsNotFound(err) {
+		next = "waiting for it"
+	}
+	fmt.Fprintf(c.stderr, "%s %s (%s)\n", time.Now().Format(time.TimeOnly), msg, next)
+}
+
+// watchEnded maps the end of a watch to the command's result: being
+// interrupted is how a watch normally ends.
+func watchEnded(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
