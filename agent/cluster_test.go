@@ -130,9 +130,21 @@ func TestFiveAgentLifecycle(t *testing.T) {
 	c.Crash(2)
 	everywhere(t, c, 15*time.Second, wantRoute(t, "Topic2", ""))
 
-	// Agent 3 leaves gracefully: withdrawn on every agent too.
+	// Agent 3 leaves gracefully: withdrawn on every agent too, and reported
+	// as left, not dead.
 	c.Leave(3)
 	everywhere(t, c, 10*time.Second, wantRoute(t, "Topic3", ""))
+	everywhere(t, c, 10*time.Second, func(addr string) error {
+		var members []struct{ Name, Status string }
+		call(t, "GET", addr, "/v1/members", nil, &members)
+		want := map[string]string{"agent-2": "dead", "agent-3": "left"}
+		for _, m := range members {
+			if w, ok := want[m.Name]; ok && m.Status != w {
+				return fmt.Errorf("%s is %s, want %s", m.Name, m.Status, w)
+			}
+		}
+		return nil
+	})
 
 	// Agent 4 restarts under its name and registers anew: its new records
 	// replace the old, with no stale duplicate and no leftover topic.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/mdns"
+
+	"github.com/namecast/namecast/gossip"
 )
 
 // discoverName is what --discover accepts: it becomes a DNS-SD service
@@ -84,7 +86,7 @@ func (a *Agent) browseOnce(iface *net.Interface) int {
 	}()
 	known := map[string]bool{a.gossip.LocalAddr(): true}
 	for _, m := range a.gossip.Members() {
-		if m.Status == "alive" || m.Status == "suspect" {
+		if m.Status == gossip.StatusAlive {
 			known[m.Addr] = true
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/gossip"
 )
 
 // keyringFile keeps the gossip keys in the data dir, primary first, so a
@@ -168,7 +170,7 @@ func (a *Agent) postKeys(r *http.Request) (any, error) {
 	answers := a.gossip.Query(ctx, "keyring", payload)
 	res := KeyringResult{Failed: map[string]string{}, Keys: map[string]int{}, Primary: map[string]int{}}
 	for _, m := range a.gossip.Members() {
-		if m.Status != "alive" && m.Status != "suspect" {
+		if m.Status != gossip.StatusAlive {
 			continue
 		}
 		res.Members++

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/namecast/namecast/gossip"
 )
 
 // membersFile remembers the gossip addresses of the members last seen
@@ -41,7 +43,7 @@ func (a *Agent) aliveAddrs() []string {
 	var out []string
 	self := a.gossip.LocalAddr()
 	for _, m := range a.gossip.Members() {
-		if m.Status == "alive" && m.Addr != self {
+		if m.Status == gossip.StatusAlive && m.Addr != self {
 			out = append(out, m.Addr)
 		}
 	}

@@ -89,6 +89,13 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			return
 		}
 		g.mergeSnapshots(s)
+	case msgLeaving:
+		var l leaving
+		if decode(buf, &l) != nil {
+			g.malformed("leaving")
+			return
+		}
+		g.markLeft(l.Name)
 	case msgQuery:
 		var q queryMsg
 		if decode(buf, &q) != nil {

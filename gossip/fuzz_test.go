@@ -36,7 +36,7 @@ func FuzzNotifyMsg(f *testing.F) {
 	f.Add([]byte{0xff})
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		g := newUnstarted(t, "me")
-		g.upsert(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"1"}`)}, StatusAlive)
+		g.upsert(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"1"}`)}, false)
 		(*delegate)(g).NotifyMsg(msg)
 		(*delegate)(g).MergeRemoteState(msg, false)
 		// Whatever was applied must be valid records of the live peer.
@@ -56,7 +56,7 @@ func TestDeltaFromDeadOriginIsRefused(t *testing.T) {
 	if _, n := g.table.Len(); n != 0 {
 		t.Fatal("applied a delta of an origin that is not a live member")
 	}
-	g.upsert(&memberlist.Node{Name: "ghost", Meta: []byte(`{"inc":"1"}`)}, StatusAlive)
+	g.upsert(&memberlist.Node{Name: "ghost", Meta: []byte(`{"inc":"1"}`)}, false)
 	(*delegate)(g).NotifyMsg(msg)
 	if _, n := g.table.Len(); n != 1 {
 		t.Fatal("refused a delta of a live origin")

@@ -17,11 +17,14 @@ import (
 type Status string
 
 const (
-	StatusAlive   Status = "alive"
-	StatusSuspect Status = "suspect"
-	StatusDead    Status = "dead"
-	StatusLeft    Status = "left"
+	StatusAlive Status = "alive"
+	StatusDead  Status = "dead"
+	StatusLeft  Status = "left"
 )
+
+// memberlist v0.7.0 has no public view of suspicion (the Node it hands out
+// never has its State updated), so a suspect member is reported alive until
+// it is declared dead.
 
 // Member is one agent of the cluster as this agent sees it.
 type Member struct {
@@ -43,20 +46,43 @@ type member struct {
 // member's records: this is what replaces the NameServer's 120 s scanner.
 type events Gossip
 
-func (e *events) NotifyJoin(n *memberlist.Node)   { (*Gossip)(e).upsert(n, StatusAlive) }
-func (e *events) NotifyUpdate(n *memberlist.Node) { (*Gossip)(e).upsert(n, StatusAlive) }
+func (e *events) NotifyJoin(n *memberlist.Node) { (*Gossip)(e).upsert(n, false) }
+
+// NotifyUpdate is a tag change. It does not revive a member that told us it
+// is leaving: memberlist still has it alive until the leave spreads.
+func (e *events) NotifyUpdate(n *memberlist.Node) { (*Gossip)(e).upsert(n, true) }
+
+// markLeft handles a member's own word that it is leaving: its records go
+// now, not when memberlist's gossip of the leave arrives.
+func (g *Gossip) markLeft(name string) {
+	if name == g.name {
+		return
+	}
+	g.mu.Lock()
+	m := g.members[name]
+	if m == nil || m.status != StatusAlive {
+		g.mu.Unlock()
+		return
+	}
+	m.status, m.since = StatusLeft, time.Now()
+	delete(g.pending, name)
+	g.mu.Unlock()
+	g.table.DropOrigin(name)
+	g.table.Touch()
+	g.log.Info("member leaving", "member", name)
+}
 
 func (e *events) NotifyLeave(n *memberlist.Node) {
 	g := (*Gossip)(e)
-	status := StatusDead
-	if n.State == memberlist.StateLeft {
-		status = StatusLeft
-	}
 	g.mu.Lock()
 	m := g.members[n.Name]
 	if m == nil {
 		m = &member{}
 		g.members[n.Name] = m
+	}
+	status := StatusDead
+	if m.status == StatusLeft || n.State == memberlist.StateLeft {
+		status = StatusLeft
 	}
 	m.addr, m.status, m.since = nodeAddr(n), status, time.Now()
 	delete(g.pending, n.Name)
@@ -69,17 +95,21 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 	g.log.Info("member "+string(status), "member", n.Name, "addr", nodeAddr(n))
 }
 
-func (g *Gossip) upsert(n *memberlist.Node, status Status) {
+func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	tags := map[string]string{}
 	_ = json.Unmarshal(n.Meta, &tags) // a member with unreadable tags is still a member
 	g.mu.Lock()
 	m := g.members[n.Name]
+	if update && m != nil && m.status == StatusLeft {
+		g.mu.Unlock()
+		return
+	}
 	joined := m == nil || m.status != StatusAlive
 	if m == nil {
 		m = &member{}
 		g.members[n.Name] = m
 	}
-	m.addr, m.status, m.tags = nodeAddr(n), status, tags
+	m.addr, m.status, m.tags = nodeAddr(n), StatusAlive, tags
 	if joined {
 		m.since = time.Now()
 	}
@@ -113,21 +143,10 @@ func (g *Gossip) alive(origin string) bool {
 // Members lists every member known, including failed and departed ones
 // still remembered for reconnection, sorted by name.
 func (g *Gossip) Members() []Member {
-	suspect := map[string]bool{}
-	if ml := g.ml.Load(); ml != nil {
-		for _, n := range ml.Members() {
-			if n.State == memberlist.StateSuspect {
-				suspect[n.Name] = true
-			}
-		}
-	}
 	g.mu.Lock()
 	out := make([]Member, 0, len(g.members))
 	for name, m := range g.members {
 		st := m.status
-		if st == StatusAlive && suspect[name] {
-			st = StatusSuspect
-		}
 		tags := make(map[string]string, len(m.tags))
 		for k, v := range m.tags {
 			tags[k] = v

@@ -19,6 +19,7 @@ const (
 	msgSnapshots                 // snapshots: the answer, TCP
 	msgQuery                     // queryMsg: run a named handler, TCP
 	msgAnswer                    // answerMsg: its result, TCP
+	msgLeaving                   // leaving: a member leaves gracefully, TCP
 )
 
 // maxSnapshotBytes caps one snapshots message well below memberlist's 20 MiB
@@ -28,6 +29,10 @@ const maxSnapshotBytes = 4 << 20
 type notice struct {
 	Origin string             `json:"o"`
 	Entry  routes.DigestEntry `json:"e"`
+}
+
+type leaving struct {
+	Name string `json:"n"`
 }
 
 type summary struct {
