@@ -3,8 +3,6 @@ package gossip
 import (
 	"time"
 
-	"github.com/hashicorp/memberlist"
-
 	"github.com/namecast/namecast/routes"
 )
 
@@ -171,19 +169,6 @@ func (g *Gossip) mergeSnapshots(s snapshots) {
 		g.count(g.table.Merge(snap))
 		g.m.IncrCounter([]string{"antientropy", "snapshots", "merged"}, 1)
 	}
-}
-
-func (g *Gossip) node(name string) *memberlist.Node {
-	ml := g.ml.Load()
-	if ml == nil {
-		return nil
-	}
-	for _, n := range ml.Members() {
-		if n.Name == name {
-			return n
-		}
-	}
-	return nil
 }
 
 func (g *Gossip) sendReliable(to string, msg []byte) {
