@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/routes"
 )
@@ -31,13 +32,14 @@ type Agent struct {
 
 	readiness readiness
 
-	gossip  *gossip.Gossip
-	mdns    *mdns.Server
-	ring    *memberlist.Keyring // nil: gossip is not encrypted
-	httpLn  net.Listener
-	httpSrv *http.Server
-	metrics *metrics.Metrics
-	prom    *prometheus.Registry
+	gossip   *gossip.Gossip
+	mdns     *mdns.Server
+	rocketmq *rocketmq.Server
+	ring     *memberlist.Keyring // nil: gossip is not encrypted
+	httpLn   net.Listener
+	httpSrv  *http.Server
+	metrics  *metrics.Metrics
+	prom     *prometheus.Registry
 
 	leaving  atomic.Bool
 	left     chan struct{}   // closed when a leave was requested over the API
@@ -94,6 +96,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("HTTP API on %s: %w", a.cfg.HTTPAddr, err)
 	}
 	if err := a.startGossip(); err != nil {
+		return err
+	}
+	if err := a.startRocketMQ(); err != nil {
 		return err
 	}
 	if err := a.startDiscovery(); err != nil {
@@ -229,6 +234,7 @@ func (a *Agent) Shutdown() error {
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}
+		err = errors.Join(err, a.stopRocketMQ())
 		a.wg.Wait()
 		if a.gossip != nil {
 			err = errors.Join(err, a.gossip.Shutdown())

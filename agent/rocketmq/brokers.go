@@ -1,0 +1,219 @@
+package rocketmq
+
+import (
+	"time"
+
+	"github.com/namecast/namecast/agent/rocketmq/remoting"
+	"github.com/namecast/namecast/routes"
+)
+
+// registration is a decoded REGISTER_BROKER header.
+type registration struct {
+	cluster, name string
+	id            int64
+	addr, haAddr  string
+	zone          string
+	timeout       time.Duration
+	// actingMaster is nil for brokers before 5.0, which do not send
+	// enableActingMaster; Java calls them "old version" brokers.
+	actingMaster *bool
+}
+
+// registerResult is what a slave learns about its master (§5.2 step 12).
+type registerResult struct {
+	masterAddr, haAddr string
+}
+
+// register applies a registration the way Java 5.x's RouteInfoManager does
+// (§5.2), with this agent's records standing for Java's brokerAddrTable and
+// topicQueueTable. ok is false for the first-registration guard (#4522).
+func (s *Server) register(c *conn, r registration, body *remoting.RegisterBrokerBody) (res registerResult, ok bool) {
+	bt := &s.brokers
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	key := liveKey{r.cluster, r.addr}
+	prev := bt.live[key]
+	if prev != nil && prev.name != r.name {
+		// The address now serves another broker name: the old one is gone.
+		s.unregisterLocked(prev.cluster, prev.name, prev.addr)
+		prev = nil
+	}
+	group := s.localGroup(r.cluster, r.name)
+	var puts []routes.Record
+	var deletes []string
+	// Step 4: an address has one id; a slave promoted to master comes back
+	// as id 0 from the address it had as a slave.
+	for id, b := range group {
+		if b.Addr == r.addr && id != r.id {
+			deletes = append(deletes, routes.BrokerKey(r.cluster, r.name, id))
+			delete(group, id)
+		}
+	}
+	// Step 5: a newcomer under an id whose live holder has a higher state
+	// version is fenced off (5.x controller mode).
+	if old, taken := group[r.id]; taken && old.Addr != r.addr {
+		if holder := bt.live[liveKey{r.cluster, old.Addr}]; holder != nil &&
+			holder.version.StateVersion > body.DataVersion.StateVersion {
+			s.log.Warn("registration fenced: another address holds this broker id with a newer state version",
+				"broker", r.name, "id", r.id, "addr", r.addr, "holder", old.Addr)
+			delete(bt.live, key)
+			return registerResult{}, true
+		}
+	}
+	// Step 6: an incremental (one-topic) registration before the first
+	// full one would stand for the broker's whole table (#4522).
+	_, known := group[r.id]
+	if !known && len(body.Topics) == 1 {
+		return registerResult{}, false
+	}
+	registerFirst := !known
+	b := routes.Broker{Cluster: r.cluster, Name: r.name, ID: r.id, Addr: r.addr, HAAddr: r.haAddr, Zone: r.zone}
+	puts = append(puts, routes.Record{Broker: &b})
+	group[r.id] = b
+
+	// Step 8: topic config comes from the master, or (5.x) from the slave
+	// with the smallest id while no master is registered.
+	isMaster := r.id == 0
+	isPrimeSlave := !isMaster && r.actingMaster != nil && s.smallestID(r)
+	if isMaster || isPrimeSlave {
+		versionChanged := prev == nil || prev.version != body.DataVersion
+		held := s.localQueues(r.name)
+		stripWrite := isPrimeSlave && *r.actingMaster
+		for topic, tc := range body.Topics {
+			if _, has := held[topic]; has && !registerFirst && !versionChanged {
+				continue // keeps an admin's wipe of write perm in force (§5.6)
+			}
+			if !validName(topic) {
+				s.log.Warn("ignoring a topic whose name cannot be a route key", "broker", r.name, "topic", topic)
+				continue
+			}
+			perm := tc.Perm
+			if stripWrite {
+				perm &^= remoting.PermWrite
+			}
+			q := routes.Queue{Topic: topic, BrokerName: r.name, ReadQueueNums: tc.ReadQueueNums,
+				WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag}
+			puts = append(puts, routes.Record{Queue: &q})
+		}
+	}
+	s.reg.Apply(puts, deletes)
+
+	// Step 10: the live entry moves to this connection.
+	actingMaster := r.actingMaster != nil && *r.actingMaster
+	bt.live[key] = &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,
+		version: body.DataVersion, last: s.now(), timeout: r.timeout, conn: c}
+	if registerFirst {
+		s.log.Info("broker registered", "cluster", r.cluster, "broker", r.name, "id", r.id, "addr", r.addr, "topics", len(body.Topics))
+	}
+
+	// Step 12: a slave learns its master, wherever the master registered.
+	if r.id != 0 {
+		for _, m := range s.reg.Table().Brokers(r.name) {
+			if m.ID == 0 {
+				res = registerResult{masterAddr: m.Addr, haAddr: m.HAAddr}
+				break
+			}
+		}
+	}
+	return res, true
+}
+
+// smallestID reports whether no broker of r's group, on any agent, has an
+// id below r's (ignoring r's own address, whose old id is being replaced).
+func (s *Server) smallestID(r registration) bool {
+	for _, b := range s.reg.Table().Brokers(r.name) {
+		if b.ID < r.id && b.Addr != r.addr {
+			return false
+		}
+	}
+	return true
+}
+
+// unregisterLocked removes the broker at (cluster, addr) under name (§5.4):
+// its live entry and every id of the group at that address. When no member
+// of the group is left on this agent, the group's queue data goes too; when
+// members remain but no master, and the group runs slave-acting-master,
+// its queues lose write permission. bt.mu must be held.
+func (s *Server) unregisterLocked(cluster, name, addr string) bool {
+	bt := &s.brokers
+	key := liveKey{cluster, addr}
+	lb := bt.live[key]
+	delete(bt.live, key)
+	group := s.localGroup(cluster, name)
+	var deletes []string
+	for id, b := range group {
+		if b.Addr == addr {
+			deletes = append(deletes, routes.BrokerKey(cluster, name, id))
+			delete(group, id)
+		}
+	}
+	if len(deletes) == 0 {
+		return lb != nil
+	}
+	var puts []routes.Record
+	if len(group) == 0 {
+		for _, r := range s.reg.LocalRecords(routes.QueuePrefix(name)) {
+			deletes = append(deletes, r.Key())
+		}
+	} else if _, hasMaster := group[0]; !hasMaster && s.actingMasterGroup(cluster, name) {
+		for _, r := range s.reg.LocalRecords(routes.QueuePrefix(name)) {
+			if q := *r.Queue; q.Perm&remoting.PermWrite != 0 {
+				q.Perm &^= remoting.PermWrite
+				puts = append(puts, routes.Record{Queue: &q})
+			}
+		}
+	}
+	s.reg.Apply(puts, deletes)
+	return true
+}
+
+func (s *Server) actingMasterGroup(cluster, name string) bool {
+	for _, lb := range s.brokers.live {
+		if lb.cluster == cluster && lb.name == name && lb.actingMaster {
+			return true
+		}
+	}
+	return false
+}
+
+// localGroup is this agent's broker records of one group, by id.
+func (s *Server) localGroup(cluster, name string) map[int64]routes.Broker {
+	group := map[int64]routes.Broker{}
+	for _, r := range s.reg.LocalRecords(routes.BrokerPrefix(cluster, name)) {
+		if r.Broker != nil {
+			group[r.Broker.ID] = *r.Broker
+		}
+	}
+	return group
+}
+
+// localQueues is this agent's queue data of one broker name, by topic.
+func (s *Server) localQueues(name string) map[string]routes.Queue {
+	held := map[string]routes.Queue{}
+	for _, r := range s.reg.LocalRecords(routes.QueuePrefix(name)) {
+		if r.Queue != nil {
+			held[r.Queue.Topic] = *r.Queue
+		}
+	}
+	return held
+}
+
+// unregister handles UNREGISTER_BROKER and reports whether anything was
+// registered here.
+func (s *Server) unregister(cluster, name, addr string) bool {
+	bt := &s.brokers
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	return s.unregisterLocked(cluster, name, addr)
+}
+
+// dataVersion returns the stored DataVersion of (cluster, addr).
+func (s *Server) dataVersion(cluster, addr string) (remoting.DataVersion, bool) {
+	bt := &s.brokers
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	if lb := bt.live[liveKey{cluster, addr}]; lb != nil {
+		return lb.version, true
+	}
+	return remoting.DataVersion{}, false
+}

@@ -1,0 +1,133 @@
+package rocketmq
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// Commands carry admin writes (wipe/add write perm, delete topic) to the
+// agent that owns the records, since only an origin may change its records.
+// A command is a cluster-scoped KV rule in a reserved namespace:
+//
+//	key   {target agent}/{op}/{broker name or topic}
+//	value {issued, unix ms} {parameter}
+//
+// Rules replicate to every agent; the target applies the command to its own
+// records and deletes the rule. One key per (target, op, subject) means a
+// later command replaces an earlier one not yet run (a wipe then an add
+// leaves the add). Commands whose target never ran them (it is gone) are
+// deleted by any agent after commandTTL.
+const (
+	cmdNamespace = "~namecast.cmd"
+	commandTTL   = 10 * time.Minute
+	// commandPoll spaces the scans: the table changes with every
+	// registration anywhere, commands are rare.
+	commandPoll = 50 * time.Millisecond
+
+	opPerm        = "perm"
+	opDeleteTopic = "deltopic"
+	permWipe      = "wipe"
+	permAdd       = "add"
+)
+
+// sendCommands addresses one command to each of targets but this agent.
+func (s *Server) sendCommands(targets []string, op, subject, param string) {
+	self := s.reg.Table().Local()
+	issued := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	var puts []routes.Record
+	seen := map[string]bool{self: true}
+	for _, t := range targets {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		puts = append(puts, routes.Record{KV: &routes.KV{Namespace: cmdNamespace,
+			Key: t + "/" + op + "/" + subject, Value: issued + " " + param}})
+	}
+	if len(puts) > 0 {
+		s.reg.ApplyRules(puts, nil)
+	}
+}
+
+// sendCommandsFor addresses a command to the agents of every group in bds.
+func (s *Server) sendCommandsFor(bds []routes.BrokerData, op, subject, param string) {
+	var targets []string
+	for _, bd := range bds {
+		targets = append(targets, origins(bd)...)
+	}
+	s.sendCommands(targets, op, subject, param)
+}
+
+func (s *Server) commandLoop() {
+	table := s.reg.Table()
+	var index uint64
+	for {
+		index = table.Wait(s.ctx, index)
+		if s.ctx.Err() != nil {
+			return
+		}
+		s.runCommands()
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(commandPoll):
+		}
+	}
+}
+
+// runCommands runs the commands addressed to this agent and deletes them,
+// with any command past commandTTL.
+func (s *Server) runCommands() {
+	table := s.reg.Table()
+	self := table.Local()
+	now := time.Now()
+	var done []string
+	for key, val := range table.KVs(cmdNamespace) {
+		// The target is a node name and may hold '/'; op and subject never do.
+		rest, subject, ok1 := cutLast(key)
+		target, op, ok2 := cutLast(rest)
+		issuedText, param, _ := strings.Cut(val, " ")
+		issued, err := strconv.ParseInt(issuedText, 10, 64)
+		switch {
+		case !ok1 || !ok2 || err != nil:
+			done = append(done, key)
+		case target == self:
+			s.runCommand(op, subject, param)
+			done = append(done, key)
+		case now.Sub(time.UnixMilli(issued)) > commandTTL:
+			done = append(done, key)
+		}
+	}
+	if len(done) == 0 {
+		return
+	}
+	keys := make([]string, len(done))
+	for i, k := range done {
+		keys[i] = routes.KVKey(cmdNamespace, k)
+	}
+	s.reg.ApplyRules(nil, keys)
+}
+
+func (s *Server) runCommand(op, subject, param string) {
+	switch op {
+	case opPerm:
+		n := s.changeWritePermLocal(subject, param == permWipe)
+		s.log.Info("applied a write-permission change sent from another agent", "broker", subject, "change", param, "topics", n)
+	case opDeleteTopic:
+		n := s.deleteTopicLocal(subject, param)
+		s.log.Info("deleted a topic as asked by another agent", "topic", subject, "cluster", param, "brokers", n)
+	default:
+		s.log.Warn("ignoring an unknown command (is a newer agent in the cluster?)", "op", op, "subject", subject)
+	}
+}
+
+func cutLast(s string) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, '/')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}

@@ -1,0 +1,76 @@
+package rocketmq
+
+import (
+	"strings"
+
+	"github.com/namecast/namecast/agent/rocketmq/remoting"
+	"github.com/namecast/namecast/routes"
+)
+
+// KV config (100-102, 219) is cluster-scoped: every agent serves the same
+// entries, and they survive restarts in the agents' data dirs, as Java's
+// kvConfig.json does for one NameServer.
+
+// kvArgs checks the namespace and key every KV request carries. Namespaces
+// starting with '~' are namecast's own (commands).
+func kvArgs(req *remoting.Command, rep *reply, write bool) (ns, key string, ok bool) {
+	if !requireExt(req, rep, "namespace", "key") {
+		return "", "", false
+	}
+	ns, key = req.ExtFields["namespace"], req.ExtFields["key"]
+	if err := checkName("namespace", ns); err != nil {
+		rep.fail(remoting.SystemError, err.Error())
+		return "", "", false
+	}
+	if write && strings.HasPrefix(ns, "~") {
+		rep.fail(remoting.NoPermission, "namespace "+ns+" is reserved by namecast")
+		return "", "", false
+	}
+	return ns, key, true
+}
+
+// putKVConfig is PUT_KV_CONFIG (100).
+func (s *Server) putKVConfig(_ *conn, req *remoting.Command, rep *reply) {
+	ns, key, ok := kvArgs(req, rep, true)
+	if !ok || !requireExt(req, rep, "value") {
+		return
+	}
+	s.reg.ApplyRules([]routes.Record{{KV: &routes.KV{Namespace: ns, Key: key, Value: req.ExtFields["value"]}}}, nil)
+}
+
+// getKVConfig is GET_KV_CONFIG (101): the value, or QUERY_NOT_FOUND.
+func (s *Server) getKVConfig(_ *conn, req *remoting.Command, rep *reply) {
+	ns, key, ok := kvArgs(req, rep, false)
+	if !ok {
+		return
+	}
+	if v, found := s.reg.Table().KVs(ns)[key]; found {
+		rep.SetExt("value", v)
+		return
+	}
+	rep.fail(remoting.QueryNotFound, "No config item, Namespace: "+ns+" Key: "+key)
+}
+
+// deleteKVConfig is DELETE_KV_CONFIG (102): always SUCCESS.
+func (s *Server) deleteKVConfig(_ *conn, req *remoting.Command, rep *reply) {
+	ns, key, ok := kvArgs(req, rep, true)
+	if !ok {
+		return
+	}
+	s.reg.ApplyRules(nil, []string{routes.KVKey(ns, key)})
+}
+
+// getKVList is GET_KVLIST_BY_NAMESPACE (219).
+func (s *Server) getKVList(_ *conn, req *remoting.Command, rep *reply) {
+	if !requireExt(req, rep, "namespace") {
+		return
+	}
+	ns := req.ExtFields["namespace"]
+	kv := s.reg.Table().KVs(ns)
+	if len(kv) == 0 {
+		rep.fail(remoting.QueryNotFound, "No config item, Namespace: "+ns)
+		return
+	}
+	rep.buf = (&remoting.KVTable{Table: kv}).AppendJSON(rep.buf[:0])
+	rep.Body = rep.buf
+}

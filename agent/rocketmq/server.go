@@ -1,0 +1,277 @@
+package rocketmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/namecast/namecast/agent/rocketmq/remoting"
+	"github.com/namecast/namecast/routes"
+)
+
+// Registry is what the Server needs from its agent. *agent.Agent implements
+// it; tests use a fake over a routes.Table.
+type Registry interface {
+	// Apply changes this agent's own records and gossips the change; false
+	// means nothing changed.
+	Apply(puts []routes.Record, deletes []string) bool
+	// ApplyRules changes cluster-scoped records (KV config, commands).
+	ApplyRules(puts []routes.Record, deletes []string) bool
+	// LocalRecords lists this agent's own records under a key prefix.
+	LocalRecords(prefix string) []routes.Record
+	// TopicRoute is a topic's route, brokers ordered nearest first.
+	TopicRoute(topic string) (routes.TopicRoute, bool)
+	// Table is the replicated table (views, Index, Wait, KVs).
+	Table() *routes.Table
+	// Ready reports whether the first sync with the cluster is done.
+	Ready() bool
+}
+
+// Defaults of Config's zero fields, Java's values (§5.7).
+const (
+	DefaultIdleTimeout   = 120 * time.Second
+	DefaultBrokerTimeout = 120 * time.Second
+	DefaultScanInterval  = 5 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+)
+
+// Config configures a Server. Zero fields take the defaults above.
+type Config struct {
+	// Addr is the TCP address to listen on; port 0 picks a free port.
+	Addr string
+	// MaxFrame caps a frame, length prefix included (default 16 MiB, Java's
+	// cap). Raise it for brokers with tens of thousands of topics, whose
+	// registrations exceed 16 MiB (issue #5296).
+	MaxFrame int
+	// IdleTimeout closes a connection that sent nothing for this long. A
+	// broker's connection carries a registration every 30 s, so Java's 120 s
+	// never closes a live broker.
+	IdleTimeout time.Duration
+	// BrokerTimeout expires a broker that sent no registration or heartbeat
+	// for this long, unless its registration carried heartbeatTimeoutMillis.
+	// Shorter means faster failover for brokers cut off without their TCP
+	// connection closing, at the risk of dropping a broker over a long GC
+	// pause.
+	BrokerTimeout time.Duration
+	// ScanInterval is how often expiry is checked (and request counts are
+	// flushed to Metrics): the worst-case extra delay of an expiry.
+	ScanInterval time.Duration
+	// WriteTimeout bounds one write to a peer; a peer that stops reading its
+	// responses is disconnected after it.
+	WriteTimeout time.Duration
+	// Registry is the agent: required.
+	Registry Registry
+	// Logger gets structured logs with component=rocketmq; nil discards.
+	Logger *slog.Logger
+	// Metrics receives request counts and gauges; nil disables them.
+	Metrics *metrics.Metrics
+
+	// clock replaces time.Now for broker liveness (tests).
+	clock func() time.Time
+}
+
+func (c *Config) setDefaults() error {
+	if c.Registry == nil {
+		return errors.New("rocketmq: Config.Registry is required (pass the agent)")
+	}
+	if c.Addr == "" {
+		return errors.New("rocketmq: Config.Addr is empty; use host:port, e.g. 127.0.0.1:9876")
+	}
+	if c.MaxFrame <= 0 {
+		c.MaxFrame = remoting.DefaultMaxFrame
+	}
+	if c.MaxFrame < 1024 {
+		return fmt.Errorf("rocketmq: MaxFrame %d is too small for any registration; use at least 1024 (default 16 MiB)", c.MaxFrame)
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.IdleTimeout, DefaultIdleTimeout}, {&c.BrokerTimeout, DefaultBrokerTimeout},
+		{&c.ScanInterval, DefaultScanInterval}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.clock == nil {
+		c.clock = time.Now
+	}
+	return nil
+}
+
+// Server is a NameServer endpoint backed by a namecast agent.
+type Server struct {
+	cfg Config
+	reg Registry
+	log *slog.Logger
+	now func() time.Time // the clock of broker liveness
+
+	ln     net.Listener
+	ctx    context.Context // done at Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex // guards conns and closed
+	conns   map[*conn]struct{}
+	closed  bool
+	closing atomic.Bool // set first thing in Close: no more unregistrations
+
+	brokers brokerTable
+	cache   routeCache
+	stats   requestStats
+	opts    runtimeOptions
+}
+
+// NewServer checks cfg. It starts nothing.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		cfg:    cfg,
+		reg:    cfg.Registry,
+		log:    cfg.Logger.With("component", "rocketmq"),
+		now:    cfg.clock,
+		ctx:    ctx,
+		cancel: cancel,
+		conns:  map[*conn]struct{}{},
+	}
+	s.brokers.live = map[liveKey]*liveBroker{}
+	s.opts.returnOrderTopicConfig.Store(true)
+	return s, nil
+}
+
+// Start binds the listener and starts serving.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("rocketmq: server already closed")
+	}
+	if s.ln != nil {
+		return errors.New("rocketmq: server already started")
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("RocketMQ NameServer port %s: %w (another NameServer or agent may hold it; pick another with --rocketmq HOST:PORT, or \"off\")", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	s.goOwned(s.acceptLoop)
+	s.goOwned(s.housekeepingLoop)
+	s.goOwned(s.commandLoop)
+	s.log.Info("RocketMQ NameServer protocol listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the bound address (with the real port), or "" before Start.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Close stops accepting, closes every connection and waits for every
+// goroutine. Brokers connected here are not unregistered: the agent is going
+// away, and its records go with it. Safe to call more than once.
+func (s *Server) Close() error {
+	s.closing.Store(true)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	var err error
+	if s.ln != nil {
+		err = s.ln.Close()
+	}
+	for _, c := range conns {
+		c.nc.Close()
+	}
+	s.wg.Wait()
+	return err
+}
+
+// goOwned runs f on a goroutine Close waits for.
+func (s *Server) goOwned(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+func (s *Server) acceptLoop() {
+	var backoff time.Duration
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			// Out of file descriptors and the like: wait, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed; retrying", "err", err, "in", backoff)
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		c := newConn(s, nc)
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+		}()
+	}
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// housekeepingLoop expires silent brokers and flushes request counts.
+func (s *Server) housekeepingLoop() {
+	t := time.NewTicker(s.cfg.ScanInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			s.expireBrokers()
+			s.flushMetrics()
+		}
+	}
+}
