@@ -52,17 +52,22 @@ func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
 	}
 }
 
-func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, now bool) {
+// schedulePull notes a gap; it reports whether the gap is news, i.e. no
+// pull for as much was already pending.
+func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, now bool) bool {
 	due := time.Now()
 	if !now {
 		due = due.Add(g.cfg.PullGrace)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if p, ok := g.pending[origin]; ok && !p.target.Behind(target) && p.due.Before(due) {
-		return // already waiting for this much or more, sooner
+	p, ok := g.pending[origin]
+	news := !ok || p.target.Behind(target)
+	if ok && !news && p.due.Before(due) {
+		return false // already waiting for this much or more, sooner
 	}
 	g.pending[origin] = pendingPull{source: source, target: target, due: due}
+	return news
 }
 
 // pullLoop sends, per source, one pull for every due gap still open.
