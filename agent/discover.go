@@ -160,14 +160,18 @@ func dnsLabel(s string) string {
 }
 
 // advertiseIP picks the address to advertise when gossip binds to all
-// interfaces: memberlist's choice is a private (RFC 1918) address, which a
-// host on other ranges lacks; then the first up, non-loopback IPv4.
+// interfaces. An address on an interface with a carrier comes first: one
+// without (an idle bridge such as Docker's docker0, an unplugged NIC) is up
+// but reaches no peer, and its private address must not win over the LAN's
+// public one. Then memberlist's preference: a private (RFC 1918) address
+// over another global one, as a host may have both and the LAN is usually
+// private. Interface order breaks ties.
 func advertiseIP() (string, error) {
 	ifaces, err := net.Interfaces()
 	if err != nil {
 		return "", err
 	}
-	var fallback string
+	best, bestRank := "", -1
 	for _, iface := range ifaces {
 		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
 			continue
@@ -178,16 +182,20 @@ func advertiseIP() (string, error) {
 			if !ok || n.IP.To4() == nil || !n.IP.IsGlobalUnicast() {
 				continue
 			}
-			if n.IP.IsPrivate() {
-				return n.IP.String(), nil
+			rank := 0
+			if iface.Flags&net.FlagRunning != 0 {
+				rank += 2
 			}
-			if fallback == "" {
-				fallback = n.IP.String()
+			if n.IP.IsPrivate() {
+				rank++
+			}
+			if rank > bestRank {
+				best, bestRank = n.IP.String(), rank
 			}
 		}
 	}
-	if fallback == "" {
+	if best == "" {
 		return "", fmt.Errorf("no up, non-loopback IPv4 address to advertise: set --advertise HOST:PORT")
 	}
-	return fallback, nil
+	return best, nil
 }
