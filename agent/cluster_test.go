@@ -252,3 +252,30 @@ func TestTTLRenewedByReRegistration(t *testing.T) {
 	}
 	_ = url.QueryEscape
 }
+
+// A client still holding an index from before its agent restarted must not
+// block for the whole wait: the new run's index starts over.
+func TestBlockingQueryAfterRestartAnswersAtOnce(t *testing.T) {
+	c := agenttest.Start(t, 1)
+	for i := 0; i < 5; i++ {
+		call(t, "PUT", c.Agent(0).HTTPAddr(), "/v1/brokers", brokerReg("r", "10.9.1.1:10911", fmt.Sprintf("T%d", i)), nil)
+	}
+	_, h := call(t, "GET", c.Agent(0).HTTPAddr(), "/v1/topics", nil, &map[string]any{})
+	old := h.Get("X-Namecast-Index")
+	c.Restart(0)
+	done := make(chan string, 1)
+	go func() {
+		_, h := call(t, "GET", c.Agent(0).HTTPAddr(), "/v1/topics?index="+old+"&wait=60s", nil, &map[string]any{})
+		done <- h.Get("X-Namecast-Index")
+	}()
+	select {
+	case got := <-done:
+		g, _ := strconv.ParseUint(got, 10, 64)
+		o, _ := strconv.ParseUint(old, 10, 64)
+		if g == 0 || g >= o {
+			t.Fatalf("restarted agent answered index %s, want one below the old %s", got, old)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a blocking query with an index from the previous run waited for its whole wait")
+	}
+}

@@ -136,6 +136,12 @@ func (a *Agent) block(r *http.Request) error {
 		}
 		wait = min(wait, maxWait)
 	}
+	if index > a.table.Index() {
+		// An index from the future was handed out by an earlier run of
+		// this agent (indexes restart at 1): answer now, so the client
+		// learns the current index instead of blocking for the whole wait.
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	stop := context.AfterFunc(a.ctx, cancel) // waits end at shutdown

@@ -15,7 +15,9 @@ func (a *Agent) getHealth(r *http.Request) (any, error) {
 	if a.leaving.Load() {
 		status = "leaving"
 	}
-	return map[string]any{"node": a.cfg.NodeName, "status": status, "members": a.gossip.AliveMembers()}, nil
+	// ready: the first sync with the cluster is done, so an empty answer
+	// means "none" rather than "not learned yet".
+	return map[string]any{"node": a.cfg.NodeName, "status": status, "members": a.gossip.AliveMembers(), "ready": a.Ready()}, nil
 }
 
 func (a *Agent) getMembers(r *http.Request) (any, error) { return a.gossip.Members(), nil }

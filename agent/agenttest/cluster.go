@@ -122,11 +122,18 @@ func (c *Cluster) Running() []int {
 	return out
 }
 
-// Crash stops agent i without leaving, as a killed process would.
+// Crash stops agent i without leaving, as a killed process would. Its
+// addresses are kept for Restart: the same host coming back.
 func (c *Cluster) Crash(i int) {
 	c.mu.Lock()
 	a := c.agents[i]
 	c.agents[i] = nil
+	if a != nil {
+		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
+		if addr := a.RocketMQAddr(); addr != "" {
+			c.cfgs[i].RocketMQAddr = addr
+		}
+	}
 	c.mu.Unlock()
 	if a != nil {
 		a.Shutdown()
@@ -138,6 +145,9 @@ func (c *Cluster) Leave(i int) {
 	c.mu.Lock()
 	a := c.agents[i]
 	c.agents[i] = nil
+	if a != nil {
+		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
+	}
 	c.mu.Unlock()
 	if a != nil {
 		if err := a.Leave(context.Background()); err != nil {
@@ -158,9 +168,6 @@ func (c *Cluster) Restart(i int) *agent.Agent {
 // Join to test rejoining from the data dir).
 func (c *Cluster) RestartWith(i int, edit func(*agent.Config)) *agent.Agent {
 	c.t.Helper()
-	if a := c.Agent(i); a != nil {
-		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
-	}
 	c.Crash(i)
 	cfg := c.cfgs[i]
 	cfg.Join = nil
