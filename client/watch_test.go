@@ -128,6 +128,10 @@ func TestWatchBacksOffOnErrors(t *testing.T) {
 	}
 	f.next(t)
 	f.next(t) // blocked
+	// The request after the blocked one meets the first failure: it and the
+	// retries after it are the ones to time. Counting from the end instead
+	// breaks when the watch's next query lands before f.requests() is read.
+	base := len(f.requests())
 	failures := []fakeAnswer{{code: 500, body: `{"error":"boom"}`}, {code: 503, body: `{"error":"leaving"}`}, {code: 502}, {code: 500}}
 	f.fail(failures...)
 	f.touch()
@@ -141,7 +145,7 @@ func TestWatchBacksOffOnErrors(t *testing.T) {
 		t.Fatalf("after recovering, fn heard %+v", e)
 	}
 	reqs := f.requests()
-	reqs = reqs[len(reqs)-len(failures)-1:]
+	reqs = reqs[base : base+len(failures)+1]
 	wantGaps := []time.Duration{20, 40, 60, 60} // ms: doubling, capped
 	for i, want := range wantGaps {
 		if gap := reqs[i+1].At.Sub(reqs[i].At); gap < want*time.Millisecond {
