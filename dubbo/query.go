@@ -47,7 +47,9 @@ func parseQuery(q string) (map[string]string, error) {
 // the compatibility rule Dubbo applies to URLs from versions before 2.7.
 func addDefaultAliases(m map[string]string) {
 	for k, v := range m {
-		if alias, ok := strings.CutPrefix(k, defaultKeyPrefix); ok && alias != "" {
+		// An alias with edge spaces would be trimmed on the next parse into
+		// another key, so the canonical form would not parse back to itself.
+		if alias, ok := strings.CutPrefix(k, defaultKeyPrefix); ok && alias != "" && strings.TrimSpace(alias) == alias {
 			if _, set := m[alias]; !set {
 				m[alias] = v
 			}
