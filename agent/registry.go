@@ -97,13 +97,6 @@ func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
 	return a.withdrawLocked(key)
 }
 
-// withdraw removes the registration whose primary key is key.
-func (a *Agent) withdraw(key string) bool {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	return a.withdrawLocked(key)
-}
-
 func (a *Agent) withdrawLocked(key string) bool {
 	if len(a.table.LocalRecords(key)) == 0 {
 		return false

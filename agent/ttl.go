@@ -53,11 +53,22 @@ func (a *Agent) expireLoop() {
 		case <-a.ctx.Done():
 			return
 		case now := <-tick.C:
-			for _, key := range a.ttl.expired(now) {
-				a.log.Info("registration expired", "key", key)
-				a.m().IncrCounter([]string{"registrations", "expired"}, 1)
-				a.withdraw(key)
-			}
+			a.expire(now)
 		}
+	}
+}
+
+// expire withdraws the registrations due at now. Taking the due keys and
+// withdrawing them happen under one hold of regMu, which every
+// registration takes to apply and set its TTL: otherwise a renewal landing
+// between the two would be withdrawn right after it was accepted, its new
+// deadline left behind with nothing to expire.
+func (a *Agent) expire(now time.Time) {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	for _, key := range a.ttl.expired(now) {
+		a.log.Info("registration expired", "key", key)
+		a.m().IncrCounter([]string{"registrations", "expired"}, 1)
+		a.withdrawLocked(key)
 	}
 }

@@ -36,8 +36,16 @@ type Config struct {
 	// one is announced and pulled, so a 1000-topic registration does not
 	// flood the broadcast queue.
 	MaxGossipOps int
-	Logger       *slog.Logger
-	Metrics      *metrics.Metrics
+	// MaxQueuedBroadcasts bounds the gossip queue. Past it the broadcasts
+	// sent most often, then the oldest, are dropped: peers that missed
+	// them pull the change by anti-entropy instead. Without a bound,
+	// changes arriving faster than gossip can spread them (each op is sent
+	// RetransmitMult·log10(N+1) times, a dozen or so per packet) grow the
+	// queue, and every member's, since members relay what they learn,
+	// without limit.
+	MaxQueuedBroadcasts int
+	Logger              *slog.Logger
+	Metrics             *metrics.Metrics
 }
 
 // Profile returns the memberlist configuration and gossip timings of a named
@@ -46,7 +54,7 @@ type Config struct {
 // probe traffic of lan for roughly a third of the time to declare a member
 // dead).
 func Profile(name string) (Config, error) {
-	c := Config{MaxGossipOps: 64}
+	c := Config{MaxGossipOps: 64, MaxQueuedBroadcasts: 1024}
 	switch name {
 	case "lan", "":
 		c.Memberlist = memberlist.DefaultLANConfig()
@@ -96,6 +104,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxGossipOps <= 0 {
 		c.MaxGossipOps = d.MaxGossipOps
+	}
+	if c.MaxQueuedBroadcasts <= 0 {
+		c.MaxQueuedBroadcasts = d.MaxQueuedBroadcasts
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -55,7 +55,7 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			// Relayed once, when it is news to us, as ops are: only the
 			// origin's own queue would carry it otherwise.
 			if mine, ok := g.table.Digest()[n.Origin]; (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, n.Origin, n.Entry, true) {
-				g.queue.QueueBroadcast(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
+				g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
 			}
 		}
 	case msgSummary:

@@ -29,9 +29,10 @@ type Gossip struct {
 	m     *metrics.Metrics
 	meta  []byte
 
-	ml    atomic.Pointer[memberlist.Memberlist]
-	queue *memberlist.TransmitLimitedQueue
-	coord *coordinate.Client
+	ml      atomic.Pointer[memberlist.Memberlist]
+	queue   *memberlist.TransmitLimitedQueue
+	queueMu sync.Mutex // serialises enqueue's add-then-prune
+	coord   *coordinate.Client
 
 	mu      sync.Mutex
 	members map[string]*member
@@ -122,7 +123,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 			g.announce(d.Origin) // would hog or never fit a packet
 			continue
 		}
-		g.queue.QueueBroadcast(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
+		g.enqueue(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
 		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
 	}
 }
@@ -130,7 +131,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 // announce tells peers our digest entry; those behind pull our snapshot.
 func (g *Gossip) announce(origin string) {
 	e := g.table.Digest()[origin]
-	g.queue.QueueBroadcast(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e})})
+	g.enqueue(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e})})
 	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
 }
 
@@ -154,14 +155,18 @@ func (g *Gossip) Leave(timeout time.Duration) error {
 	msg := encode(msgLeaving, leaving{Name: g.name})
 	var wg sync.WaitGroup
 	for _, n := range ml.Members() {
-		if n.Name == g.name {
+		// Only Name may be read from memberlist's nodes (see nodes.go).
+		peer := g.node(n.Name)
+		if n.Name == g.name || peer == nil {
 			continue
 		}
 		wg.Add(1)
-		go func(n *memberlist.Node) {
+		// Owned by Shutdown too: a send to an unresponsive peer outlives
+		// the wait below by up to memberlist's TCPTimeout.
+		g.goLoop(func() {
 			defer wg.Done()
-			_ = ml.SendReliable(n, msg)
-		}(n)
+			_ = ml.SendReliable(peer, msg)
+		})
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

@@ -49,7 +49,8 @@ type events Gossip
 func (e *events) NotifyJoin(n *memberlist.Node) { (*Gossip)(e).upsert(n, false) }
 
 // NotifyUpdate is a tag change. It does not revive a member that told us it
-// is leaving: memberlist still has it alive until the leave spreads.
+// is leaving (memberlist still has it alive until the leave spreads),
+// unless the change is a new incarnation: the member has restarted.
 func (e *events) NotifyUpdate(n *memberlist.Node) { (*Gossip)(e).upsert(n, true) }
 
 // markLeft handles a member's own word that it is leaving: its records go
@@ -100,7 +101,10 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	_ = json.Unmarshal(n.Meta, &tags) // a member with unreadable tags is still a member
 	g.mu.Lock()
 	m := g.members[n.Name]
-	if update && m != nil && m.status == StatusLeft {
+	// A new incarnation is a restart under the same name: memberlist may
+	// report it as an update when it never saw the member go (its leave
+	// gossip lost, its direct notice not), and it is alive.
+	if update && m != nil && m.status == StatusLeft && m.tags[TagIncarnation] == tags[TagIncarnation] {
 		g.mu.Unlock()
 		return
 	}

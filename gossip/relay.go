@@ -14,7 +14,7 @@ import "github.com/namecast/namecast/routes"
 func (g *Gossip) relay(d routes.Delta) {
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		g.queue.QueueBroadcast(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
+		g.enqueue(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
 	}
 	g.m.IncrCounter([]string{"gossip", "ops", "relayed"}, float32(len(d.Ops)))
 }

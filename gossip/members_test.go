@@ -1,0 +1,38 @@
+package gossip
+
+import (
+	"testing"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// A member that left and came back under its name, before memberlist on
+// this side saw it go (its leave gossip was lost; its direct notice was
+// not), reappears as a tag update with a new incarnation. That is a new
+// member, not the last words of the one that left.
+func TestLeftMemberRestartedIsAliveAgain(t *testing.T) {
+	g := newUnstarted(t, "me")
+	ev := (*events)(g)
+	ev.NotifyJoin(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"1"}`)})
+	g.markLeft("peer")
+	if g.alive("peer") {
+		t.Fatal("a member that said it is leaving is still alive")
+	}
+	// The leaving member's own last update changes nothing.
+	ev.NotifyUpdate(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"1","http":"x"}`)})
+	if g.alive("peer") {
+		t.Fatal("an update from the member that left revived it")
+	}
+	// Its next incarnation is alive, and its records are taken.
+	ev.NotifyUpdate(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"2"}`)})
+	if !g.alive("peer") {
+		t.Fatal("the restarted member stays left")
+	}
+	rec := routes.Record{Queue: &routes.Queue{Topic: "T", BrokerName: "b"}}
+	(*delegate)(g).NotifyMsg(encode(msgOps, routes.Delta{Origin: "peer", Inc: 2, Ops: []routes.Op{{Key: rec.Key(), Seq: 1, Rec: &rec}}}))
+	if _, n := g.table.Len(); n != 1 {
+		t.Fatal("records of the restarted member are refused")
+	}
+}
