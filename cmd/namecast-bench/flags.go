@@ -1,0 +1,142 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are the command's flags; -short replaces the sizes with a smoke
+// run's before the explicitly given flags are applied again.
+type options struct {
+	short     bool
+	json      bool
+	jsonOut   string
+	cpuProf   string
+	scenarios map[string]bool
+
+	p1N      []int
+	p1Trials int
+
+	p2N       []int
+	p2Trials  int
+	profiles  []string
+	p2IdleFor time.Duration
+
+	p3Clients []int
+	p3For     time.Duration
+	p3Client  string
+
+	p4Agents, p4Brokers, p4Topics int
+	p4Trials                      int
+	p4IdleN                       int
+	p4IdleFor                     time.Duration
+
+	p5N      []int
+	p5Trials int
+}
+
+func defaults() *options {
+	return &options{
+		p1N: []int{10, 50, 100}, p1Trials: 20,
+		p2N: []int{10, 50}, p2Trials: 8, profiles: []string{"lan", "fast"}, p2IdleFor: 10 * time.Second,
+		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean",
+		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
+		p5N: []int{100, 150, 200}, p5Trials: 10,
+	}
+}
+
+// shortSizes is the smoke run: every scenario, small and quick.
+func shortSizes(o *options) {
+	o.p1N, o.p1Trials = []int{5}, 5
+	o.p2N, o.p2Trials, o.profiles, o.p2IdleFor = []int{5}, 1, []string{"fast"}, 2*time.Second
+	o.p3Clients, o.p3For = []int{4}, time.Second
+	o.p4Agents, o.p4Brokers, o.p4Topics, o.p4Trials, o.p4IdleN, o.p4IdleFor = 2, 4, 100, 1, 4, 2*time.Second
+	o.p5N, o.p5Trials = []int{10}, 2
+}
+
+func (o *options) wants(id string) bool { return o.scenarios[strings.ToLower(id)] }
+
+// parseFlags parses args onto the defaults, or, with -short, onto the
+// smoke sizes: it parses twice so that flags given with -short still win.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o, err := parseOnto(defaults(), args, io.Discard)
+	if err == nil && o.short {
+		s := defaults()
+		shortSizes(s)
+		o, err = parseOnto(s, args, stderr)
+	} else {
+		o, err = parseOnto(defaults(), args, stderr)
+	}
+	return o, err
+}
+
+func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("namecast-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scen := "p1,p2,p3,p4,p5"
+	fs.BoolVar(&o.short, "short", false, "smoke run: small clusters, few trials (under a minute); other flags still apply")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of tables")
+	fs.StringVar(&o.jsonOut, "json-out", "", "also write the JSON report to this file")
+	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&scen, "scenarios", scen, "scenarios to run")
+	fs.Func("n", "P1 cluster sizes "+ints(o.p1N), intList(&o.p1N))
+	fs.IntVar(&o.p1Trials, "trials", o.p1Trials, "P1 trials per size and system")
+	fs.Func("p2-n", "P2 cluster sizes "+ints(o.p2N), intList(&o.p2N))
+	fs.IntVar(&o.p2Trials, "p2-trials", o.p2Trials, "P2 crash and leave trials per size, profile and system")
+	fs.Func("profiles", "P2 gossip profiles ("+strings.Join(o.profiles, ",")+")", func(s string) error { o.profiles = strings.Split(s, ","); return nil })
+	fs.DurationVar(&o.p2IdleFor, "p2-idle", o.p2IdleFor, "P2 window for idle traffic")
+	fs.Func("p3-clients", "P3 concurrent clients "+ints(o.p3Clients), intList(&o.p3Clients))
+	fs.DurationVar(&o.p3For, "p3-duration", o.p3For, "P3 run per client count")
+	fs.StringVar(&o.p3Client, "p3-client", o.p3Client, "P3 load client: lean (raw keep-alive) or std (net/http.Client)")
+	fs.IntVar(&o.p4Agents, "p4-agents", o.p4Agents, "P4 agents holding the brokers")
+	fs.IntVar(&o.p4Brokers, "p4-brokers", o.p4Brokers, "P4 brokers (each on one agent)")
+	fs.IntVar(&o.p4Topics, "p4-topics", o.p4Topics, "P4 topics on every broker")
+	fs.IntVar(&o.p4Trials, "p4-trials", o.p4Trials, "P4 joins timed")
+	fs.IntVar(&o.p4IdleN, "p4-idle-n", o.p4IdleN, "P4 cluster size for idle traffic (0 skips)")
+	fs.DurationVar(&o.p4IdleFor, "p4-idle", o.p4IdleFor, "P4 window for idle traffic")
+	fs.Func("p5-n", "P5 cluster sizes to try, ascending "+ints(o.p5N), intList(&o.p5N))
+	fs.IntVar(&o.p5Trials, "p5-trials", o.p5Trials, "P5 propagation trials per size and system")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "namecast-bench: unexpected argument %q\n", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected arguments")
+	}
+	if o.p3Client != "lean" && o.p3Client != "std" {
+		fmt.Fprintf(stderr, "namecast-bench: -p3-client %q: use lean or std\n", o.p3Client)
+		return nil, fmt.Errorf("bad -p3-client")
+	}
+	o.scenarios = map[string]bool{}
+	for _, s := range strings.Split(scen, ",") {
+		o.scenarios[strings.ToLower(strings.TrimSpace(s))] = true
+	}
+	return o, nil
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}
+
+func intList(dst *[]int) func(string) error {
+	return func(s string) error {
+		var out []int
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q is not a positive number", f)
+			}
+			out = append(out, n)
+		}
+		*dst = out
+		return nil
+	}
+}

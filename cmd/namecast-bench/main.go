@@ -1,0 +1,127 @@
+// Command namecast-bench measures namecast against a serf.Serf cluster
+// measured in the same run, on one machine, on loopback: propagation (P1),
+// withdrawal (P2), query serving (P3), table size (P4) and scale (P5). It
+// prints one table per scenario (or JSON with -json) and a PASS/MISS per
+// goal of DESIGN.md §6 and the benchmark issue.
+//
+//	namecast-bench                      every scenario, full size (~15 min)
+//	namecast-bench -short               smoke run, under a minute
+//	namecast-bench -scenarios p1 -n 10,50 -trials 30
+//	namecast-bench -json > run.json     for comparing runs over time
+//
+// Progress goes to stderr; stdout holds only the result.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/namecast/namecast/internal/bench"
+)
+
+func main() {
+	if isChild() {
+		os.Exit(runChild(os.Stdout))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// scenario is one table of the report.
+type scenario struct {
+	id    string
+	title string
+	run   func(ctx context.Context, o *options) ([]bench.Figure, error)
+}
+
+var scenarios = []scenario{
+	{"P1", "propagation: registration on a random agent → readable on every agent (serf: user event → every member)", runP1},
+	{"P2", "withdrawal: agent crash / leave → its routes gone on every agent (serf: member failed / left seen by every member)", runP2},
+	{"P3", "query: GET /v1/topics/{topic} against one agent over keep-alive HTTP", runP3},
+	{"P4", "size: a new agent syncing a large table; memory; idle anti-entropy traffic", runP4},
+	{"P5", "scale: the largest cluster this process sustains", runP5},
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	if o.cpuProf != "" {
+		stop, err := startCPUProfile(o.cpuProf)
+		if err != nil {
+			fmt.Fprintln(stderr, "namecast-bench:", err)
+			return 1
+		}
+		defer stop()
+	}
+	rep := bench.NewReport(args)
+	for _, sc := range scenarios {
+		if !o.wants(sc.id) {
+			continue
+		}
+		rep.Titles[sc.id] = sc.title
+		bench.Progress("%s: %s", sc.id, sc.title)
+		start := time.Now()
+		figs, err := sc.run(ctx, o)
+		rep.Figures = append(rep.Figures, figs...)
+		rep.Load[sc.id] = bench.LoadAverage()
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", sc.id, err))
+			bench.Progress("%s failed: %v", sc.id, err)
+		}
+		bench.Progress("%s done in %v", sc.id, time.Since(start).Round(time.Second))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	rep.Duration = time.Since(rep.Started).Seconds()
+	if o.jsonOut != "" {
+		if err := writeJSONFile(o.jsonOut, rep); err != nil {
+			fmt.Fprintln(stderr, "namecast-bench:", err)
+		}
+	}
+	if o.json {
+		if err := rep.WriteJSON(stdout); err != nil {
+			fmt.Fprintln(stderr, "namecast-bench:", err)
+			return 1
+		}
+	} else {
+		rep.WriteTables(stdout)
+	}
+	if len(rep.Errors) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func writeJSONFile(path string, rep *bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

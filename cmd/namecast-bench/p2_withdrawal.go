@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/namecast/namecast/internal/bench"
+)
+
+// withdrawal is what P2 measures per system at one size and profile.
+type withdrawal struct {
+	crash bench.Durations
+	leave bench.Durations
+	idle  []float64 // bytes/s sent by each member while nothing changes
+}
+
+// withdrawTimeout bounds a crash trial: memberlist's suspicion can take up
+// to SuspicionMaxTimeoutMult (6) times its minimum without confirmations.
+func withdrawTimeout(profile string) time.Duration {
+	if profile == "lan" {
+		return 60 * time.Second
+	}
+	return 30 * time.Second
+}
+
+func runP2(ctx context.Context, o *options) ([]bench.Figure, error) {
+	if err := checkProfiles(o.profiles); err != nil {
+		return nil, err
+	}
+	var figs []bench.Figure
+	for _, profile := range o.profiles {
+		for _, n := range o.p2N {
+			nc, err := withdrawNamecast(ctx, n, profile, o)
+			if err != nil {
+				return figs, fmt.Errorf("namecast N=%d %s: %w", n, profile, err)
+			}
+			sf, err := withdrawSerf(ctx, n, profile, o)
+			if err != nil {
+				return figs, fmt.Errorf("serf N=%d %s: %w", n, profile, err)
+			}
+			figs = append(figs, p2Figures(n, profile, nc, sf)...)
+		}
+	}
+	return figs, nil
+}
+
+func p2Figures(n int, profile string, nc, sf withdrawal) []bench.Figure {
+	cs := caseName(n, profile)
+	goal := "p99 ≤ serf p99 + 0.5s"
+	crash := bench.Figure{Scenario: "P2", Case: cs, Metric: "crash → gone everywhere", Unit: bench.UnitSeconds,
+		Namecast: nc.crash.Stat()}.WithPeer(sf.crash.Stat())
+	crash = crash.Judge(goal, crash.Namecast.P99 <= crash.Serf.P99+0.5)
+	leave := bench.Figure{Scenario: "P2", Case: cs, Metric: "leave → gone everywhere", Unit: bench.UnitSeconds,
+		Namecast: nc.leave.Stat()}.WithPeer(sf.leave.Stat())
+	leave = leave.Judge(goal, leave.Namecast.P99 <= leave.Serf.P99+0.5)
+	idle := bench.Figure{Scenario: "P2", Case: cs, Metric: "idle traffic per member", Unit: bench.UnitBytesPS,
+		Namecast: bench.Summarize(nc.idle)}.WithPeer(bench.Summarize(sf.idle))
+	idle.Note = "p50/p99/max across members; the bandwidth price of the profile's failure detection"
+	return []bench.Figure{crash, leave, idle}
+}
+
+// withdrawNamecast: every agent registers a broker with a topic of its
+// own; a trial stops one (crash or leave) and waits until that topic is
+// gone on every other agent, then starts a fresh agent in its place.
+func withdrawNamecast(ctx context.Context, n int, profile string, o *options) (withdrawal, error) {
+	var res withdrawal
+	bench.Progress("  namecast %s: starting %d agents", profile, n)
+	c, err := bench.StartCluster(ctx, n, profile)
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	for _, a := range c.Running() {
+		if _, err := a.Agent.RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+			return res, err
+		}
+	}
+	if err := c.WaitConverged(ctx, time.Minute); err != nil {
+		return res, err
+	}
+	// The registrations are still being retransmitted for a moment.
+	bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
+	res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
+	for i := range 2 * o.p2Trials {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		crash := i%2 == 0
+		out, err := stopNamecast(ctx, c, crash, withdrawTimeout(profile))
+		if err != nil {
+			return res, err
+		}
+		if crash {
+			res.crash.Add(out.Last, out.TimedOut)
+		} else {
+			res.leave.Add(out.Last, out.TimedOut)
+		}
+		if err := replaceNamecast(ctx, c, n); err != nil {
+			return res, err
+		}
+	}
+	bench.Progress("  namecast %s N=%d: crash p50 %.2fs, leave p50 %.2fs", profile, n, res.crash.Stat().P50, res.leave.Stat().P50)
+	return res, nil
+}
+
+func stopNamecast(ctx context.Context, c *bench.Cluster, crash bool, timeout time.Duration) (bench.Outcome, error) {
+	victim := c.RandomMember()
+	c.Detach(victim)
+	others := c.Running()
+	arr := bench.NewArrivals(names(others))
+	wctx, cancel := context.WithCancel(ctx)
+	stop := bench.WatchTables(wctx, others, arr, noRoute("t-"+victim.Name))
+	done := make(chan error, 1)
+	arr.Start()
+	// Leave blocks while the news spreads; the clock runs from the call.
+	go func() {
+		if crash {
+			done <- victim.Agent.Shutdown()
+		} else {
+			done <- victim.Agent.Leave(ctx)
+		}
+	}()
+	out := arr.Wait(ctx, timeout)
+	cancel()
+	stop()
+	err := <-done
+	if !crash && err != nil {
+		// A leave that timed out waiting for its broadcast still left.
+		bench.Progress("  leave of %s: %v", victim.Name, err)
+		err = nil
+	}
+	return out, err
+}
+
+func replaceNamecast(ctx context.Context, c *bench.Cluster, n int) error {
+	a, err := c.Add()
+	if err != nil {
+		return err
+	}
+	if _, err := a.Agent.RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+		return err
+	}
+	if err := c.WaitMembers(ctx, n); err != nil {
+		return err
+	}
+	if err := c.WaitConverged(ctx, time.Minute); err != nil {
+		return err
+	}
+	bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
+	return nil
+}
+
+func withdrawSerf(ctx context.Context, n int, profile string, o *options) (withdrawal, error) {
+	var res withdrawal
+	bench.Progress("  serf %s: starting %d members", profile, n)
+	c, err := bench.StartSerfCluster(ctx, n, serfConfig(profile))
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
+	for i := range 2 * o.p2Trials {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		crash := i%2 == 0
+		victim := c.RandomMember()
+		c.Detach(victim)
+		key := "leave:" + victim.Name
+		if crash {
+			key = "failed:" + victim.Name
+		}
+		arr := bench.NewArrivals(c.Names())
+		forget := c.Expect(key, arr)
+		done := make(chan error, 1)
+		arr.Start()
+		go func() {
+			if crash {
+				done <- victim.Serf.Shutdown()
+				return
+			}
+			err := victim.Serf.Leave()
+			done <- errors.Join(err, victim.Serf.Shutdown())
+		}()
+		out := arr.Wait(ctx, withdrawTimeout(profile))
+		forget()
+		if err := <-done; err != nil {
+			bench.Progress("  serf stop of %s: %v", victim.Name, err)
+		}
+		if crash {
+			res.crash.Add(out.Last, out.TimedOut)
+		} else {
+			res.leave.Add(out.Last, out.TimedOut)
+		}
+		if _, err := c.Add(); err != nil {
+			return res, err
+		}
+		if err := c.WaitMembers(ctx, n); err != nil {
+			return res, err
+		}
+		bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
+	}
+	bench.Progress("  serf %s N=%d: crash p50 %.2fs, leave p50 %.2fs", profile, n, res.crash.Stat().P50, res.leave.Stat().P50)
+	return res, nil
+}
+
+// idleTraffic is each member's send rate over a window in which nothing
+// changes.
+func idleTraffic(ctx context.Context, ts []*bench.CountingTransport, window time.Duration) []float64 {
+	tr := bench.StartTraffic(ts)
+	select {
+	case <-ctx.Done():
+	case <-time.After(window):
+	}
+	return tr.PerMember()
+}
