@@ -9,7 +9,10 @@
 //     origin+key, so memberlist's TransmitLimitedQueue drops a queued op
 //     when a newer one for the same key arrives. Ops piggyback on SWIM
 //     traffic to GossipNodes members per GossipInterval and are retransmitted
-//     RetransmitMult·log(N+1) times. A change too large to gossip (more ops or
+//     RetransmitMult·log(N+1) times. Every member relays an op the first time
+//     it applies it, and also pushes it at once to GossipNodes members
+//     (push.go), so a change spreads at network speed and the gossip ticks
+//     only catch stragglers. A change too large to gossip (more ops or
 //     bytes than a few packets) is announced instead: peers that find
 //     themselves behind pull the origin's snapshot over TCP.
 //  2. A peer applies an op only while its origin is a live member: a dead or

@@ -32,6 +32,7 @@ type Gossip struct {
 	ml      atomic.Pointer[memberlist.Memberlist]
 	queue   *memberlist.TransmitLimitedQueue
 	queueMu sync.Mutex // serialises enqueue's add-then-prune
+	push    pushBudget
 	coord   *coordinate.Client
 
 	mu      sync.Mutex
@@ -124,6 +125,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 			continue
 		}
 		g.enqueue(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
+		g.pushNow(msg)
 		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
 	}
 }
