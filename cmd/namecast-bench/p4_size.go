@@ -50,10 +50,10 @@ func runP4(ctx context.Context, o *options) ([]bench.Figure, error) {
 
 	if o.p4IdleN > 0 {
 		f, err := p4Idle(ctx, c, ref, o)
+		figs = append(figs, f...)
 		if err != nil {
 			return figs, err
 		}
-		figs = append(figs, f)
 	}
 	return figs, nil
 }
@@ -137,35 +137,40 @@ func p4Figures(o *options, records int, sync bench.Durations, joinHeap []float64
 // p4Idle grows the cluster to the idle size, every agent holding the
 // table, and measures what each sends while nothing changes; serf at the
 // same size is the peer.
-func p4Idle(ctx context.Context, c *bench.Cluster, ref uint64, o *options) (bench.Figure, error) {
+func p4Idle(ctx context.Context, c *bench.Cluster, ref uint64, o *options) ([]bench.Figure, error) {
 	bench.Progress("  growing to %d agents for idle traffic", o.p4IdleN)
 	for len(c.Running()) < o.p4IdleN {
 		j, err := c.Add()
 		if err != nil {
-			return bench.Figure{}, err
+			return nil, err
 		}
 		if d := waitSummary(ctx, j, ref, time.Now()); d >= p4SyncTimeout {
-			return bench.Figure{}, fmt.Errorf("%s did not sync within %v", j.Name, p4SyncTimeout)
+			return nil, fmt.Errorf("%s did not sync within %v", j.Name, p4SyncTimeout)
 		}
 	}
 	if err := c.WaitMembers(ctx, o.p4IdleN); err != nil {
-		return bench.Figure{}, err
+		return nil, err
 	}
 	if err := c.WaitConverged(ctx, time.Minute); err != nil {
-		return bench.Figure{}, err
+		return nil, err
 	}
 	bench.Settle(ctx, c.Transports(), bench.SettledRate, 30*time.Second)
-	nc := idleTraffic(ctx, c.Transports(), o.p4IdleFor)
+	nc, ncCPU := idleCost(ctx, c.Transports(), o.p4IdleFor)
 	bench.Progress("  namecast idle: p50 %.0f B/s per agent", bench.Summarize(nc).P50)
+	c.Close() // its CPU would count against serf's
+	bench.ReleaseMemory()
 	s, err := bench.StartSerfCluster(ctx, o.p4IdleN, serfConfig("lan"))
 	if err != nil {
-		return bench.Figure{}, err
+		return nil, err
 	}
 	defer s.Close()
-	sf := idleTraffic(ctx, s.Transports(), o.p4IdleFor)
+	sf, sfCPU := idleCost(ctx, s.Transports(), o.p4IdleFor)
 	f := bench.Figure{Scenario: "P4", Case: fmt.Sprintf("N=%d lan, table loaded", o.p4IdleN), Metric: "idle traffic per member",
 		Unit: bench.UnitBytesPS, Namecast: bench.Summarize(nc)}.WithPeer(bench.Summarize(sf))
 	f = f.Judge("p99 ≤ 2 KB/s", f.Namecast.P99 <= 2048)
 	f.Note = fmt.Sprintf("bytes sent (UDP + TCP) over %v, p50/p99/max across members; serf holds no table", o.p4IdleFor)
-	return f, nil
+	cpu := bench.Figure{Scenario: "P4", Case: f.Case, Metric: "idle CPU per member", Unit: bench.UnitPercent,
+		Namecast: bench.Summarize([]float64{ncCPU})}.WithPeer(bench.Summarize([]float64{sfCPU}))
+	cpu.Note = "process CPU time over the same window, over N, in % of one core"
+	return []bench.Figure{f, cpu}, nil
 }

@@ -24,7 +24,7 @@ func runP5(ctx context.Context, o *options) ([]bench.Figure, error) {
 		formed := bench.Figure{Scenario: "P5", Case: caseName(n, "lan"), Metric: "formation (all see all)", Unit: bench.UnitSeconds,
 			Namecast: bench.Summarize([]float64{nc.setup.Seconds()})}.WithPeer(bench.Summarize([]float64{sf.setup.Seconds()}))
 		formed.Note = fmt.Sprintf("sequential starts, each joining the first member, until every member sees N alive; "+
-			"members that missed a join and were re-joined after 10s: namecast %d, serf %d", nc.nudge, sf.nudge)
+			"members joined by hand after a view lacked them 15s (bench.Cluster.WaitMembers): namecast %d, serf %d", nc.nudge, sf.nudge)
 		figs = append(figs, formed)
 		figs = append(figs, p1Figures("P5", n, nc, sf)...)
 		ok := nc.last.Missed == 0

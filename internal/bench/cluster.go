@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -16,12 +15,6 @@ import (
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/routes"
 )
-
-// SettledRate is the mean send rate per member, in bytes/s, under which a
-// cluster counts as quiet: a few times the idle rate of the lan and fast
-// profiles (about 350 and 900 B/s), far under a cluster that is spreading
-// the news of a join.
-const SettledRate = 1500
 
 // Agent is one member of a Cluster.
 type Agent struct {
@@ -170,11 +163,8 @@ func (c *Cluster) RandomMember() *Agent {
 	return r[1+rand.IntN(len(r)-1)]
 }
 
-// WaitMembers waits until every running agent sees n alive members. A
-// member that missed another's alive message learns of it only at the
-// next push/pull, up to PushPullInterval scaled by N (60 s at N=50, 120 s
-// at N=200); a lagging agent that lacks only a few members is nudged to
-// join them, and that one push/pull tells both sides (see waitMembers).
+// WaitMembers waits until every running agent sees n alive members,
+// nudging an agent that lacks only a few (see waitMembers).
 func (c *Cluster) WaitMembers(ctx context.Context, n int) error {
 	return waitMembers(ctx, func() (lagging []laggard) {
 		r := c.Running()
@@ -182,20 +172,24 @@ func (c *Cluster) WaitMembers(ctx context.Context, n int) error {
 			if a.Agent.Gossip().AliveMembers() == n {
 				continue
 			}
-			alive := map[string]bool{}
-			for _, m := range a.Agent.Gossip().Members() {
-				alive[m.Name] = m.Status == "alive" || m.Status == "suspect"
-			}
-			var missing []string
-			for _, b := range r {
-				if !alive[b.Name] {
-					missing = append(missing, b.Agent.GossipAddr())
-				}
-			}
-			lagging = append(lagging, laggard{missing: len(missing), nudge: func() {
-				c.nudges.Add(int64(len(missing)))
-				_, _ = a.Agent.Gossip().Join(missing)
-			}})
+			lagging = append(lagging, laggard{
+				missing: func() (addrs []string) {
+					alive := map[string]bool{}
+					for _, m := range a.Agent.Gossip().Members() {
+						alive[m.Name] = m.Status == "alive" || m.Status == "suspect"
+					}
+					for _, b := range r {
+						if !alive[b.Name] {
+							addrs = append(addrs, b.Agent.GossipAddr())
+						}
+					}
+					return addrs
+				},
+				join: func(addrs []string) {
+					c.nudges.Add(int64(len(addrs)))
+					_, _ = a.Agent.Gossip().Join(addrs)
+				},
+			})
 		}
 		return lagging
 	})
@@ -238,73 +232,4 @@ func (c *Cluster) Close() {
 		}()
 	}
 	wg.Wait()
-}
-
-// Nudging: only a member that lacks a few others is helped (the lost
-// alive message the nudge is for), at most maxNudges a round, every
-// nudgeAfter. Anything more is a cluster still forming, or a machine too
-// busy to run it, and joining wholesale would only add load.
-const (
-	nudgeAfter  = 15 * time.Second
-	nudgeAtMost = 3 // members missing from one view
-	maxNudges   = 10
-)
-
-type laggard struct {
-	missing int
-	nudge   func()
-}
-
-// waitMembers polls lagging until it returns nobody, nudging as above.
-func waitMembers(ctx context.Context, lagging func() []laggard) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	next := time.Now().Add(nudgeAfter)
-	for {
-		l := lagging()
-		if len(l) == 0 {
-			return nil
-		}
-		if time.Now().After(next) {
-			done := 0
-			for _, lg := range l {
-				if lg.missing > 0 && lg.missing <= nudgeAtMost && done < maxNudges {
-					lg.nudge()
-					done++
-				}
-			}
-			next = time.Now().Add(nudgeAfter)
-		}
-		select {
-		case <-ctx.Done():
-			most := 0
-			for _, lg := range l {
-				most = max(most, lg.missing)
-			}
-			return fmt.Errorf("%d members still do not see every other after 2m (the worst lacks %d)", len(l), most)
-		case <-tick.C:
-		}
-	}
-}
-
-// poll checks cond every 50 ms until it holds, for setup steps that are
-// not measured (measured waits use the tables' change signal instead).
-func poll(ctx context.Context, timeout time.Duration, cond func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := cond()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(fmt.Errorf("not reached within %v", timeout), err)
-		case <-tick.C:
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -155,28 +154,4 @@ func (tr *Traffic) PerMember() []float64 {
 		out[i] = float64(t.BytesSent()-tr.start[i]) / secs
 	}
 	return out
-}
-
-// Settle waits until the members' mean send rate over half a second is
-// under perMember bytes/s, or until limit. A cluster that has just formed
-// or changed is still gossiping the news of it; memberlist sends its own
-// messages before user ones, so a trial started then would be measured
-// behind that queue. It reports whether the rate did fall.
-func Settle(ctx context.Context, ts []*CountingTransport, perMember float64, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		tr := StartTraffic(ts)
-		select {
-		case <-ctx.Done():
-		case <-time.After(500 * time.Millisecond):
-		}
-		var sum float64
-		for _, r := range tr.PerMember() {
-			sum += r
-		}
-		if sum/float64(len(ts)) < perMember {
-			return true
-		}
-	}
-	return false
 }

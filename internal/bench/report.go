@@ -17,6 +17,7 @@ const (
 	UnitBytesPS = "B/s"
 	UnitReqPS   = "req/s"
 	UnitMB      = "MB"
+	UnitPercent = "%"
 )
 
 // Verdicts against a goal.
@@ -176,6 +177,8 @@ func format(unit string, v float64) string {
 		return fmt.Sprintf("%.0f/s", v)
 	case UnitMB:
 		return fmt.Sprintf("%.1f MB", v)
+	case UnitPercent:
+		return fmt.Sprintf("%.2f%%", v)
 	}
 	return fmt.Sprintf("%g %s", v, unit)
 }

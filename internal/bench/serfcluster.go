@@ -216,25 +216,33 @@ func (c *SerfCluster) WaitMembers(ctx context.Context, n int) error {
 	return waitMembers(ctx, func() (lagging []laggard) {
 		r := c.Running()
 		for _, m := range r {
-			alive, count := map[string]bool{}, 0
+			alive := 0
 			for _, mem := range m.Serf.Members() {
-				if alive[mem.Name] = mem.Status == serf.StatusAlive; alive[mem.Name] {
-					count++
+				if mem.Status == serf.StatusAlive {
+					alive++
 				}
 			}
-			var missing []string
-			for _, o := range r {
-				if !alive[o.Name] {
-					missing = append(missing, o.Serf.Memberlist().LocalNode().Address())
-				}
-			}
-			if count == n && len(missing) == 0 {
+			if alive == n {
 				continue
 			}
-			lagging = append(lagging, laggard{missing: len(missing), nudge: func() {
-				c.nudges.Add(int64(len(missing)))
-				_, _ = m.Serf.Join(missing, true)
-			}})
+			lagging = append(lagging, laggard{
+				missing: func() (addrs []string) {
+					seen := map[string]bool{}
+					for _, mem := range m.Serf.Members() {
+						seen[mem.Name] = mem.Status == serf.StatusAlive
+					}
+					for _, o := range r {
+						if !seen[o.Name] {
+							addrs = append(addrs, o.Serf.Memberlist().LocalNode().Address())
+						}
+					}
+					return addrs
+				},
+				join: func(addrs []string) {
+					c.nudges.Add(int64(len(addrs)))
+					_, _ = m.Serf.Join(addrs, true)
+				},
+			})
 		}
 		return lagging
 	})
