@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+
+	"github.com/namecast/namecast/client"
 )
 
 func runJoin(c *cli, args []string) error {
@@ -15,21 +18,17 @@ func runJoin(c *cli, args []string) error {
 	if len(pos) == 0 {
 		return usagef("want at least one ADDR to join through")
 	}
-	cl, err := c.client(&f)
-	if err != nil {
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		n, err := cl.Join(ctx, pos...)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, map[string]int{"joined": n})
+		}
+		_, err = fmt.Fprintf(c.stdout, "joined %d of %d\n", n, len(pos))
 		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	n, err := cl.Join(ctx, pos...)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, map[string]int{"joined": n})
-	}
-	_, err = fmt.Fprintf(c.stdout, "joined %d of %d\n", n, len(pos))
-	return err
+	})
 }
 
 func runLeave(c *cli, args []string) error {
@@ -39,18 +38,14 @@ func runLeave(c *cli, args []string) error {
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
-	cl, err := c.client(&f)
-	if err != nil {
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		if err := cl.Leave(ctx); err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, map[string]bool{"left": true})
+		}
+		_, err := fmt.Fprintf(c.stdout, "the agent at %s is leaving the cluster and will exit\n", c.addr)
 		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	if err := cl.Leave(ctx); err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, map[string]bool{"left": true})
-	}
-	_, err = fmt.Fprintf(c.stdout, "the agent at %s is leaving the cluster and will exit\n", c.addr)
-	return err
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -156,4 +157,16 @@ func (c *cli) dispatch(name, description string, subs []subcommand, args []strin
 		return flag.ErrHelp
 	}
 	return usagef("unknown %s subcommand %q: use one of: %s", name, args[0], strings.Join(names, ", "))
+}
+
+// call connects to the agent as f says and runs fn with a context that
+// ends on SIGINT or SIGTERM: the tail every client command shares.
+func (c *cli) call(f *clientFlags, fn func(ctx context.Context, cl *client.Client) error) error {
+	cl, err := c.client(f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.context()
+	defer cancel()
+	return fn(ctx, cl)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -17,21 +18,17 @@ func runMembers(c *cli, args []string) error {
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	members, _, err := cl.Members(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, members)
-	}
-	printMembers(c.stdout, members)
-	return nil
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		members, _, err := cl.Members(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, members)
+		}
+		printMembers(c.stdout, members)
+		return nil
+	})
 }
 
 func printMembers(w io.Writer, members []client.Member) {
@@ -55,21 +52,17 @@ func runTopics(c *cli, args []string) error {
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	topics, _, err := cl.Topics(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, map[string][]string{"topics": topics})
-	}
-	printLines(c.stdout, topics)
-	return nil
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		topics, _, err := cl.Topics(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, map[string][]string{"topics": topics})
+		}
+		printLines(c.stdout, topics)
+		return nil
+	})
 }
 
 func runRoute(c *cli, args []string) error {
@@ -84,21 +77,17 @@ broker address (nearest broker first), then each broker's queues.`)
 	if len(pos) != 1 {
 		return usagef("want one TOPIC, got %d arguments", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	route, _, err := cl.TopicRoute(ctx, pos[0], nil)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, route)
-	}
-	printRoute(c.stdout, route)
-	return nil
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		route, _, err := cl.TopicRoute(ctx, pos[0], nil)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, route)
+		}
+		printRoute(c.stdout, route)
+		return nil
+	})
 }
 
 // printRoute keeps the agent's broker order: it is nearest first.
@@ -141,31 +130,27 @@ func runClusters(c *cli, args []string) error {
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	info, _, err := cl.Clusters(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, info)
-	}
-	brokers := slices.Collect(maps.Values(info.BrokerAddrTable))
-	slices.SortFunc(brokers, func(a, b client.BrokerData) int {
-		return strings.Compare(a.Cluster+"\x00"+a.BrokerName, b.Cluster+"\x00"+b.BrokerName)
-	})
-	t := newTable(c.stdout, "CLUSTER", "BROKER", "ID", "ADDR")
-	for _, b := range brokers {
-		for _, id := range slices.Sorted(maps.Keys(b.BrokerAddrs)) {
-			t.row(b.Cluster, b.BrokerName, id, b.BrokerAddrs[id])
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		info, _, err := cl.Clusters(ctx, nil)
+		if err != nil {
+			return err
 		}
-	}
-	t.flush()
-	return nil
+		if f.json {
+			return printJSON(c.stdout, info)
+		}
+		brokers := slices.Collect(maps.Values(info.BrokerAddrTable))
+		slices.SortFunc(brokers, func(a, b client.BrokerData) int {
+			return strings.Compare(a.Cluster+"\x00"+a.BrokerName, b.Cluster+"\x00"+b.BrokerName)
+		})
+		t := newTable(c.stdout, "CLUSTER", "BROKER", "ID", "ADDR")
+		for _, b := range brokers {
+			for _, id := range slices.Sorted(maps.Keys(b.BrokerAddrs)) {
+				t.row(b.Cluster, b.BrokerName, id, b.BrokerAddrs[id])
+			}
+		}
+		t.flush()
+		return nil
+	})
 }
 
 func runServices(c *cli, args []string) error {
@@ -181,30 +166,26 @@ lists that interface's URLs in one category, one per line.`)
 	if len(pos) > 1 {
 		return usagef("want at most one IFACE, got %d arguments", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	if len(pos) == 0 {
-		services, _, err := cl.Services(ctx, nil)
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		if len(pos) == 0 {
+			services, _, err := cl.Services(ctx, nil)
+			if err != nil {
+				return err
+			}
+			if f.json {
+				return printJSON(c.stdout, map[string][]string{"services": services})
+			}
+			printLines(c.stdout, services)
+			return nil
+		}
+		urls, _, err := cl.URLs(ctx, pos[0], *category, nil)
 		if err != nil {
 			return err
 		}
 		if f.json {
-			return printJSON(c.stdout, map[string][]string{"services": services})
+			return printJSON(c.stdout, map[string][]string{"urls": urls})
 		}
-		printLines(c.stdout, services)
+		printLines(c.stdout, urls)
 		return nil
-	}
-	urls, _, err := cl.URLs(ctx, pos[0], *category, nil)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, map[string][]string{"urls": urls})
-	}
-	printLines(c.stdout, urls)
-	return nil
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,25 +47,21 @@ PUT /v1/brokers, replacing its previous registration:
 	if *ttl != 0 {
 		reg.TTL = *ttl
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	res, err := cl.RegisterBroker(ctx, reg)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, res)
-	}
-	fmt.Fprintf(c.stdout, "registered broker %s id %d in cluster %s with %d topics\n", reg.BrokerName, reg.BrokerID, reg.Cluster, len(reg.Topics))
-	// A slave learns its master here, as from the NameServer's answer.
-	if res.MasterAddr != "" {
-		fmt.Fprintf(c.stdout, "master %s, HA server %s\n", res.MasterAddr, orDash(res.HAServerAddr))
-	}
-	return nil
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		res, err := cl.RegisterBroker(ctx, reg)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, res)
+		}
+		fmt.Fprintf(c.stdout, "registered broker %s id %d in cluster %s with %d topics\n", reg.BrokerName, reg.BrokerID, reg.Cluster, len(reg.Topics))
+		// A slave learns its master here, as from the NameServer's answer.
+		if res.MasterAddr != "" {
+			fmt.Fprintf(c.stdout, "master %s, HA server %s\n", res.MasterAddr, orDash(res.HAServerAddr))
+		}
+		return nil
+	})
 }
 
 func (c *cli) readBroker(file string) (client.BrokerRegistration, error) {
@@ -101,28 +98,24 @@ one it must be registered again within the ttl or it expires.`)
 	if len(pos) != 1 {
 		return usagef("want one URL, got %d arguments (quote URLs with & in them)", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	res, err := cl.RegisterURL(ctx, pos[0], *ttl)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return printJSON(c.stdout, res)
-	}
-	fmt.Fprintf(c.stdout, "registered %s\n", res.URL)
-	t := newTable(c.stdout, "INTERFACE", "CATEGORY", "EXPIRES")
-	expires := "with the agent"
-	if *ttl > 0 {
-		expires = "unless renewed within " + ttl.String()
-	}
-	t.row(res.Interface, res.Category, expires)
-	t.flush()
-	return nil
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		res, err := cl.RegisterURL(ctx, pos[0], *ttl)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return printJSON(c.stdout, res)
+		}
+		fmt.Fprintf(c.stdout, "registered %s\n", res.URL)
+		t := newTable(c.stdout, "INTERFACE", "CATEGORY", "EXPIRES")
+		expires := "with the agent"
+		if *ttl > 0 {
+			expires = "unless renewed within " + ttl.String()
+		}
+		t.row(res.Interface, res.Category, expires)
+		t.flush()
+		return nil
+	})
 }
 
 const unregisterHelp = `Withdraws a registration from the agent it was registered with.
@@ -149,16 +142,12 @@ func runUnregisterBroker(c *cli, args []string) error {
 	if err != nil || id < 0 {
 		return usagef("BROKERID %q must be a non-negative integer (0 is the master)", pos[2])
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	if err := cl.UnregisterBroker(ctx, pos[0], pos[1], id); err != nil {
-		return err
-	}
-	return c.done(f.json, "unregistered broker %s id %d in cluster %s\n", pos[1], id, pos[0])
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		if err := cl.UnregisterBroker(ctx, pos[0], pos[1], id); err != nil {
+			return err
+		}
+		return c.done(f.json, "unregistered broker %s id %d in cluster %s\n", pos[1], id, pos[0])
+	})
 }
 
 func runUnregisterURL(c *cli, args []string) error {
@@ -172,16 +161,12 @@ func runUnregisterURL(c *cli, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one URL, got %d arguments (quote URLs with & in them)", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	if err := cl.UnregisterURL(ctx, pos[0]); err != nil {
-		return err
-	}
-	return c.done(f.json, "unregistered %s\n", pos[0])
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		if err := cl.UnregisterURL(ctx, pos[0]); err != nil {
+			return err
+		}
+		return c.done(f.json, "unregistered %s\n", pos[0])
+	})
 }
 
 // done reports a deletion: the agent's own answer in JSON, else a sentence.

@@ -38,15 +38,11 @@ func runWatchRoute(c *cli, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one TOPIC, got %d arguments", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	return watchEnded(cl.WatchTopicRoute(ctx, pos[0], follow(c, &f, "route of "+pos[0], func(r client.TopicRoute) {
-		printRoute(c.stdout, r)
-	})))
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		return watchEnded(cl.WatchTopicRoute(ctx, pos[0], follow(c, &f, "route of "+pos[0], func(r client.TopicRoute) {
+			printRoute(c.stdout, r)
+		})))
+	})
 }
 
 func runWatchServices(c *cli, args []string) error {
@@ -61,17 +57,13 @@ func runWatchServices(c *cli, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one IFACE, got %d arguments", len(pos))
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	lines := func(s []string) { printLines(c.stdout, s) }
-	if len(pos) == 0 {
-		return watchEnded(cl.WatchServices(ctx, follow(c, &f, "services", lines)))
-	}
-	return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], lines)))
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		lines := func(s []string) { printLines(c.stdout, s) }
+		if len(pos) == 0 {
+			return watchEnded(cl.WatchServices(ctx, follow(c, &f, "services", lines)))
+		}
+		return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], lines)))
+	})
 }
 
 func runWatchMembers(c *cli, args []string) error {
@@ -81,15 +73,11 @@ func runWatchMembers(c *cli, args []string) error {
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
-	cl, err := c.client(&f)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.context()
-	defer cancel()
-	return watchEnded(cl.WatchMembers(ctx, follow(c, &f, "members", func(ms []client.Member) {
-		printMembers(c.stdout, ms)
-	})))
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		return watchEnded(cl.WatchMembers(ctx, follow(c, &f, "members", func(ms []client.Member) {
+			printMembers(c.stdout, ms)
+		})))
+	})
 }
 
 // follow returns the callback of a Watch method: each version is printed
