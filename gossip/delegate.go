@@ -97,7 +97,7 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			g.malformed("leaving")
 			return
 		}
-		g.markLeft(l.Name)
+		g.markLeft(l.Name, l.Inc)
 	case msgQuery:
 		var q queryMsg
 		if decode(buf, &q) != nil {

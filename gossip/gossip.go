@@ -154,7 +154,7 @@ func (g *Gossip) Leave(timeout time.Duration) error {
 	if ml == nil {
 		return nil
 	}
-	msg := encode(msgLeaving, leaving{Name: g.name})
+	msg := encode(msgLeaving, leaving{Name: g.name, Inc: g.table.Digest()[g.name].Inc})
 	var wg sync.WaitGroup
 	for _, n := range ml.Members() {
 		// Only Name may be read from memberlist's nodes (see nodes.go).

@@ -55,13 +55,13 @@ func (e *events) NotifyUpdate(n *memberlist.Node) { (*Gossip)(e).upsert(n, true)
 
 // markLeft handles a member's own word that it is leaving: its records go
 // now, not when memberlist's gossip of the leave arrives.
-func (g *Gossip) markLeft(name string) {
+func (g *Gossip) markLeft(name string, inc uint64) {
 	if name == g.name {
 		return
 	}
 	g.mu.Lock()
 	m := g.members[name]
-	if m == nil || m.status != StatusAlive {
+	if m == nil || m.status != StatusAlive || inc != 0 && memberInc(m) > inc {
 		g.mu.Unlock()
 		return
 	}
@@ -167,4 +167,10 @@ func (g *Gossip) AliveMembers() int { return g.numMembers() }
 
 func nodeAddr(n *memberlist.Node) string {
 	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
+}
+
+// memberInc is the incarnation a member's tags announce, 0 if none.
+func memberInc(m *member) uint64 {
+	inc, _ := strconv.ParseUint(m.tags[TagIncarnation], 10, 64)
+	return inc
 }

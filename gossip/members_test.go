@@ -16,7 +16,7 @@ func TestLeftMemberRestartedIsAliveAgain(t *testing.T) {
 	g := newUnstarted(t, "me")
 	ev := (*events)(g)
 	ev.NotifyJoin(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"1"}`)})
-	g.markLeft("peer")
+	g.markLeft("peer", 1)
 	if g.alive("peer") {
 		t.Fatal("a member that said it is leaving is still alive")
 	}
@@ -34,5 +34,20 @@ func TestLeftMemberRestartedIsAliveAgain(t *testing.T) {
 	(*delegate)(g).NotifyMsg(encode(msgOps, routes.Delta{Origin: "peer", Inc: 2, Ops: []routes.Op{{Key: rec.Key(), Seq: 1, Rec: &rec}}}))
 	if _, n := g.table.Len(); n != 1 {
 		t.Fatal("records of the restarted member are refused")
+	}
+}
+
+// A leave notice of an earlier incarnation (its sender was slow, and the
+// member has restarted since) does not retire the member that is alive.
+func TestStaleLeaveNoticeIsIgnored(t *testing.T) {
+	g := newUnstarted(t, "me")
+	(*events)(g).NotifyJoin(&memberlist.Node{Name: "peer", Meta: []byte(`{"inc":"3"}`)})
+	(*delegate)(g).NotifyMsg(encode(msgLeaving, leaving{Name: "peer", Inc: 2}))
+	if !g.alive("peer") {
+		t.Fatal("incarnation 2's leave notice retired incarnation 3")
+	}
+	(*delegate)(g).NotifyMsg(encode(msgLeaving, leaving{Name: "peer", Inc: 3}))
+	if g.alive("peer") {
+		t.Fatal("the live incarnation's own leave notice was ignored")
 	}
 }

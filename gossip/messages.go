@@ -31,8 +31,11 @@ type notice struct {
 	Entry  routes.DigestEntry `json:"e"`
 }
 
+// leaving carries the incarnation that leaves, so a notice that arrives
+// after the member restarted (a slow sender) cannot retire its successor.
 type leaving struct {
 	Name string `json:"n"`
+	Inc  uint64 `json:"i,omitempty"`
 }
 
 type summary struct {
