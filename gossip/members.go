@@ -82,12 +82,17 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 		g.members[n.Name] = m
 	}
 	status := StatusDead
-	if m.status == StatusLeft || n.State == memberlist.StateLeft {
+	// memberlist reports our own leave too: we left, and our records stay
+	// ours until the process exits.
+	if m.status == StatusLeft || n.State == memberlist.StateLeft || n.Name == g.name {
 		status = StatusLeft
 	}
 	m.addr, m.status, m.since = nodeAddr(n), status, time.Now()
 	delete(g.pending, n.Name)
 	g.mu.Unlock()
+	if n.Name == g.name {
+		return
+	}
 	if g.table.DropOrigin(n.Name) {
 		g.m.IncrCounter([]string{"gossip", "origins", "dropped"}, 1)
 	}
