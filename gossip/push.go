@@ -18,7 +18,7 @@ import (
 // extra small packets per op; the budget bounds it in bursts (a large
 // registration is 64 ops), past which ops travel by the queue alone.
 const (
-	pushRate  = 300 // eager packets per second, sustained
+	pushRate  = 60  // eager packets per second, sustained: 20 ops to 3 members
 	pushBurst = 200 // eager packets at once: 64 ops to 3 members
 )
 
