@@ -29,6 +29,8 @@ type options struct {
 	p3Clients []int
 	p3For     time.Duration
 	p3Client  string
+	p3Conns   []int // RocketMQ port: connections
+	p3Windows []int // RocketMQ port: requests in flight per connection
 
 	p4Agents, p4Brokers, p4Topics int
 	p4Trials                      int
@@ -43,7 +45,7 @@ func defaults() *options {
 	return &options{
 		p1N: []int{10, 50, 100}, p1Trials: 20,
 		p2N: []int{10, 50}, p2Trials: 8, profiles: []string{"lan", "fast"}, p2IdleFor: 10 * time.Second,
-		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean",
+		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
 	}
@@ -53,7 +55,7 @@ func defaults() *options {
 func shortSizes(o *options) {
 	o.p1N, o.p1Trials = []int{5}, 5
 	o.p2N, o.p2Trials, o.profiles, o.p2IdleFor = []int{5}, 1, []string{"fast"}, 2*time.Second
-	o.p3Clients, o.p3For = []int{4}, time.Second
+	o.p3Clients, o.p3For, o.p3Conns, o.p3Windows = []int{4}, time.Second, []int{1}, []int{16}
 	o.p4Agents, o.p4Brokers, o.p4Topics, o.p4Trials, o.p4IdleN, o.p4IdleFor = 2, 4, 100, 1, 4, 2*time.Second
 	o.p5N, o.p5Trials = []int{10}, 2
 }
@@ -91,6 +93,8 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.p2IdleFor, "p2-idle", o.p2IdleFor, "P2 window for idle traffic")
 	fs.Func("p3-clients", "P3 concurrent clients "+ints(o.p3Clients), intList(&o.p3Clients))
 	fs.DurationVar(&o.p3For, "p3-duration", o.p3For, "P3 run per client count")
+	fs.Func("p3-windows", "P3 RocketMQ port: requests in flight per connection "+ints(o.p3Windows), intList(&o.p3Windows))
+	fs.Func("p3-conns", "P3 RocketMQ port: connections "+ints(o.p3Conns), intList(&o.p3Conns))
 	fs.StringVar(&o.p3Client, "p3-client", o.p3Client, "P3 load client: lean (raw keep-alive) or std (net/http.Client)")
 	fs.IntVar(&o.p4Agents, "p4-agents", o.p4Agents, "P4 agents holding the brokers")
 	fs.IntVar(&o.p4Brokers, "p4-brokers", o.p4Brokers, "P4 brokers (each on one agent)")

@@ -44,7 +44,7 @@ type scenario struct {
 var scenarios = []scenario{
 	{"P1", "propagation: registration on a random agent → readable on every agent (serf: user event → every member)", runP1},
 	{"P2", "withdrawal: agent crash / leave → its routes gone on every agent (serf: member failed / left seen by every member)", runP2},
-	{"P3", "query: GET /v1/topics/{topic} against one agent over keep-alive HTTP", runP3},
+	{"P3", "query: one agent's route for a topic, GET /v1/topics/{topic} over keep-alive HTTP and GET_ROUTEINFO_BY_TOPIC pipelined on its RocketMQ port", runP3},
 	{"P4", "size: a new agent syncing a large table; memory; idle anti-entropy traffic", runP4},
 	{"P5", "scale: the largest cluster this process sustains", runP5},
 }

@@ -39,12 +39,14 @@ type Cluster struct {
 	all     []*Agent
 	seq     int
 	nudges  atomic.Int64
+	opts    []func(*agent.Config)
 }
 
 // StartCluster starts n agents with the named gossip profile and waits
-// until every one sees n alive members.
-func StartCluster(ctx context.Context, n int, profile string) (*Cluster, error) {
-	c := &Cluster{Profile: profile, label: "bench-" + strconv.FormatUint(rand.Uint64(), 36), prefix: "nc"}
+// until every one sees n alive members. opts adjust every agent's
+// configuration after AgentConfig.
+func StartCluster(ctx context.Context, n int, profile string, opts ...func(*agent.Config)) (*Cluster, error) {
+	c := &Cluster{Profile: profile, label: "bench-" + strconv.FormatUint(rand.Uint64(), 36), prefix: "nc", opts: opts}
 	for range n {
 		if _, err := c.Add(); err != nil {
 			c.Close()
@@ -75,6 +77,9 @@ func (c *Cluster) Add() (*Agent, error) {
 	c.mu.Unlock()
 
 	cfg := AgentConfig(name, c.label, c.Profile, join)
+	for _, o := range c.opts {
+		o(&cfg)
+	}
 	var tr *CountingTransport
 	var trErr error
 	cfg.TuneMemberlist = func(mc *memberlist.Config) {
