@@ -50,7 +50,7 @@ func TestSmoke(t *testing.T) {
 	}
 	var tables bytes.Buffer
 	rep.WriteTables(&tables)
-	for _, want := range []string{"P1", "P5", "last member has it", "serf p99", bench.Pass} {
+	for _, want := range []string{"P1", "P5", "last member has it", "serf p99", "HTTP c=4", "RocketMQ c=1 w=16", bench.Pass} {
 		if !strings.Contains(tables.String(), want) {
 			t.Errorf("tables lack %q:\n%s", want, tables.String())
 		}
