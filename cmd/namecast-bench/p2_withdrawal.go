@@ -25,6 +25,10 @@ func withdrawTimeout(profile string) time.Duration {
 	return 30 * time.Second
 }
 
+// runP2 runs both systems' clusters side by side and alternates their
+// trials (crash, then leave; namecast first on even rounds, serf first on
+// odd ones), so a spell of load on this shared machine falls on both
+// alike instead of on whichever ran then.
 func runP2(ctx context.Context, o *options) ([]bench.Figure, error) {
 	if err := checkProfiles(o.profiles); err != nil {
 		return nil, err
@@ -32,18 +36,74 @@ func runP2(ctx context.Context, o *options) ([]bench.Figure, error) {
 	var figs []bench.Figure
 	for _, profile := range o.profiles {
 		for _, n := range o.p2N {
-			nc, err := withdrawNamecast(ctx, n, profile, o)
+			nc, sf, err := withdrawBoth(ctx, n, profile, o)
 			if err != nil {
-				return figs, fmt.Errorf("namecast N=%d %s: %w", n, profile, err)
-			}
-			sf, err := withdrawSerf(ctx, n, profile, o)
-			if err != nil {
-				return figs, fmt.Errorf("serf N=%d %s: %w", n, profile, err)
+				return figs, fmt.Errorf("N=%d %s: %w", n, profile, err)
 			}
 			figs = append(figs, p2Figures(n, profile, nc, sf)...)
 		}
 	}
 	return figs, nil
+}
+
+// p2Side is one system's cluster in P2.
+type p2Side struct {
+	name  string
+	res   withdrawal
+	trial func(ctx context.Context, crash bool) (bench.Outcome, error) // stop one member, wait, replace it
+}
+
+func withdrawBoth(ctx context.Context, n int, profile string, o *options) (withdrawal, withdrawal, error) {
+	bench.Progress("  namecast %s: starting %d agents", profile, n)
+	c, err := startWithdrawNamecast(ctx, n, profile)
+	if err != nil {
+		return withdrawal{}, withdrawal{}, fmt.Errorf("namecast: %w", err)
+	}
+	defer c.Close()
+	bench.Progress("  serf %s: starting %d members", profile, n)
+	s, err := bench.StartSerfCluster(ctx, n, serfConfig(profile))
+	if err != nil {
+		return withdrawal{}, withdrawal{}, fmt.Errorf("serf: %w", err)
+	}
+	defer s.Close()
+	timeout := withdrawTimeout(profile)
+	nc := &p2Side{name: "namecast", trial: func(ctx context.Context, crash bool) (bench.Outcome, error) {
+		out, err := stopNamecast(ctx, c, crash, timeout)
+		if err == nil {
+			err = replaceNamecast(ctx, c, n)
+		}
+		return out, err
+	}}
+	sf := &p2Side{name: "serf", trial: func(ctx context.Context, crash bool) (bench.Outcome, error) {
+		return stopSerf(ctx, s, n, crash, timeout)
+	}}
+	nc.res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
+	sf.res.idle = idleTraffic(ctx, s.Transports(), o.p2IdleFor)
+	for i := range 2 * o.p2Trials {
+		crash := i%2 == 0
+		order := []*p2Side{nc, sf}
+		if (i/2)%2 == 1 {
+			order = []*p2Side{sf, nc}
+		}
+		for _, side := range order {
+			if ctx.Err() != nil {
+				return nc.res, sf.res, ctx.Err()
+			}
+			out, err := side.trial(ctx, crash)
+			if err != nil {
+				return nc.res, sf.res, fmt.Errorf("%s: %w", side.name, err)
+			}
+			if crash {
+				side.res.crash.Add(out.Last, out.TimedOut)
+			} else {
+				side.res.leave.Add(out.Last, out.TimedOut)
+			}
+		}
+	}
+	for _, side := range []*p2Side{nc, sf} {
+		bench.Progress("  %s %s N=%d: crash p50 %.2fs, leave p50 %.2fs", side.name, profile, n, side.res.crash.Stat().P50, side.res.leave.Stat().P50)
+	}
+	return nc.res, sf.res, nil
 }
 
 func p2Figures(n int, profile string, nc, sf withdrawal) []bench.Figure {
@@ -66,48 +126,28 @@ func p2Figures(n int, profile string, nc, sf withdrawal) []bench.Figure {
 	return []bench.Figure{crash, leave, idle}
 }
 
-// withdrawNamecast: every agent registers a broker with a topic of its
-// own; a trial stops one (crash or leave) and waits until that topic is
-// gone on every other agent, then starts a fresh agent in its place.
-func withdrawNamecast(ctx context.Context, n int, profile string, o *options) (withdrawal, error) {
-	var res withdrawal
-	bench.Progress("  namecast %s: starting %d agents", profile, n)
+// startWithdrawNamecast starts n agents, each registering a broker with
+// a topic of its own; a trial stops one (crash or leave) and waits until
+// that topic is gone on every other agent, then starts a fresh agent in
+// its place.
+func startWithdrawNamecast(ctx context.Context, n int, profile string) (*bench.Cluster, error) {
 	c, err := bench.StartCluster(ctx, n, profile)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	defer c.Close()
 	for _, a := range c.Running() {
 		if _, err := a.Agent.RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
-			return res, err
+			c.Close()
+			return nil, err
 		}
 	}
 	if err := c.WaitConverged(ctx, time.Minute); err != nil {
-		return res, err
+		c.Close()
+		return nil, err
 	}
 	// The registrations are still being retransmitted for a moment.
 	bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
-	res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
-	for i := range 2 * o.p2Trials {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		crash := i%2 == 0
-		out, err := stopNamecast(ctx, c, crash, withdrawTimeout(profile))
-		if err != nil {
-			return res, err
-		}
-		if crash {
-			res.crash.Add(out.Last, out.TimedOut)
-		} else {
-			res.leave.Add(out.Last, out.TimedOut)
-		}
-		if err := replaceNamecast(ctx, c, n); err != nil {
-			return res, err
-		}
-	}
-	bench.Progress("  namecast %s N=%d: crash p50 %.2fs, leave p50 %.2fs", profile, n, res.crash.Stat().P50, res.leave.Stat().P50)
-	return res, nil
+	return c, nil
 }
 
 func stopNamecast(ctx context.Context, c *bench.Cluster, crash bool, timeout time.Duration) (bench.Outcome, error) {
@@ -157,58 +197,41 @@ func replaceNamecast(ctx context.Context, c *bench.Cluster, n int) error {
 	return nil
 }
 
-func withdrawSerf(ctx context.Context, n int, profile string, o *options) (withdrawal, error) {
-	var res withdrawal
-	bench.Progress("  serf %s: starting %d members", profile, n)
-	c, err := bench.StartSerfCluster(ctx, n, serfConfig(profile))
-	if err != nil {
-		return res, err
+// stopSerf stops a random member (Shutdown, or Leave then Shutdown),
+// waits until every other member has seen it fail or leave, then starts a
+// fresh member in its place.
+func stopSerf(ctx context.Context, c *bench.SerfCluster, n int, crash bool, timeout time.Duration) (bench.Outcome, error) {
+	victim := c.RandomMember()
+	c.Detach(victim)
+	key := "leave:" + victim.Name
+	if crash {
+		key = "failed:" + victim.Name
 	}
-	defer c.Close()
-	res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
-	for i := range 2 * o.p2Trials {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		crash := i%2 == 0
-		victim := c.RandomMember()
-		c.Detach(victim)
-		key := "leave:" + victim.Name
+	arr := bench.NewArrivals(c.Names())
+	forget := c.Expect(key, arr)
+	done := make(chan error, 1)
+	arr.Start()
+	go func() {
 		if crash {
-			key = "failed:" + victim.Name
+			done <- victim.Serf.Shutdown()
+			return
 		}
-		arr := bench.NewArrivals(c.Names())
-		forget := c.Expect(key, arr)
-		done := make(chan error, 1)
-		arr.Start()
-		go func() {
-			if crash {
-				done <- victim.Serf.Shutdown()
-				return
-			}
-			err := victim.Serf.Leave()
-			done <- errors.Join(err, victim.Serf.Shutdown())
-		}()
-		out := arr.Wait(ctx, withdrawTimeout(profile))
-		forget()
-		if err := <-done; err != nil {
-			bench.Progress("  serf stop of %s: %v", victim.Name, err)
-		}
-		if crash {
-			res.crash.Add(out.Last, out.TimedOut)
-		} else {
-			res.leave.Add(out.Last, out.TimedOut)
-		}
-		if _, err := c.Add(); err != nil {
-			return res, err
-		}
-		if err := c.WaitMembers(ctx, n); err != nil {
-			return res, err
-		}
-		bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
+		err := victim.Serf.Leave()
+		done <- errors.Join(err, victim.Serf.Shutdown())
+	}()
+	out := arr.Wait(ctx, timeout)
+	forget()
+	if err := <-done; err != nil {
+		bench.Progress("  serf stop of %s: %v", victim.Name, err)
 	}
-	bench.Progress("  serf %s N=%d: crash p50 %.2fs, leave p50 %.2fs", profile, n, res.crash.Stat().P50, res.leave.Stat().P50)
-	return res, nil
+	if _, err := c.Add(); err != nil {
+		return out, err
+	}
+	if err := c.WaitMembers(ctx, n); err != nil {
+		return out, err
+	}
+	bench.Settle(ctx, c.Transports(), bench.SettledRate, 20*time.Second)
+	return out, nil
 }
 
 // idleTraffic is each member's send rate over a window in which nothing
