@@ -46,12 +46,19 @@ func (b *pushBudget) take(n int, now time.Time) bool {
 }
 
 // pushNow sends msg to GossipNodes random live members, within budget.
-// The members are drawn by reservoir sampling in one pass over the view,
-// so a burst of ops costs no allocation proportional to N.
+// The budget is checked first, so an op over it (a bulk change) costs no
+// pass over the member view; the members are then drawn by reservoir
+// sampling in one pass, with no allocation proportional to N.
 func (g *Gossip) pushNow(msg []byte) {
 	ml := g.ml.Load()
 	k := g.cfg.Memberlist.GossipNodes
 	if ml == nil || k <= 0 {
+		return
+	}
+	// Charged for k even when fewer members are alive: a cluster that
+	// small has little need of the push.
+	if !g.push.take(k, time.Now()) {
+		g.m.IncrCounter([]string{"gossip", "push", "over_budget"}, 1)
 		return
 	}
 	picked := make([]string, 0, k)
@@ -69,13 +76,6 @@ func (g *Gossip) pushNow(msg []byte) {
 		}
 	}
 	g.mu.Unlock()
-	if len(picked) == 0 {
-		return
-	}
-	if !g.push.take(len(picked), time.Now()) {
-		g.m.IncrCounter([]string{"gossip", "push", "over_budget"}, 1)
-		return
-	}
 	for _, name := range picked {
 		if n := g.node(name); n != nil {
 			_ = ml.SendBestEffort(n, msg)
