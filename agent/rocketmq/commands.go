@@ -1,6 +1,7 @@
 package rocketmq
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,14 @@ import (
 // Rules replicate to every agent; the target applies the command to its own
 // records and deletes the rule. One key per (target, op, subject) means a
 // later command replaces an earlier one not yet run (a wipe then an add
-// leaves the add). Commands whose target never ran them (it is gone) are
-// deleted by any agent after commandTTL.
+// leaves the add).
+//
+// A command whose target is gone (no agent of that name holds records) is
+// deleted by any agent that has seen it, unchanged, for commandTTL on its
+// own clock. The issued time in the value is never compared with another
+// host's clock: with skew that would delete a wipe its target was about to
+// run, after mqadmin was told it succeeded. While the target is alive
+// nothing deletes its command but the target, once it has run it.
 const (
 	cmdNamespace = "~namecast.cmd"
 	commandTTL   = 10 * time.Minute
@@ -61,11 +68,17 @@ func (s *Server) sendCommandsFor(bds []routes.BrokerData, op, subject, param str
 	s.sendCommands(targets, op, subject, param)
 }
 
+// commandWake bounds how long the loop waits for a table change, so that
+// commands of a gone target are collected in a quiet cluster too.
+const commandWake = time.Minute
+
 func (s *Server) commandLoop() {
 	table := s.reg.Table()
 	var index uint64
 	for {
-		index = table.Wait(s.ctx, index)
+		ctx, cancel := context.WithTimeout(s.ctx, commandWake)
+		index = table.Wait(ctx, index)
+		cancel()
 		if s.ctx.Err() != nil {
 			return
 		}
@@ -78,29 +91,49 @@ func (s *Server) commandLoop() {
 	}
 }
 
+// seenCommand is when this agent first saw a command (key and value), on
+// its own clock.
+type seenCommand struct {
+	value string
+	since time.Time
+}
+
 // runCommands runs the commands addressed to this agent and deletes them,
-// with any command past commandTTL.
+// with any command of a gone target this agent has seen for commandTTL.
 func (s *Server) runCommands() {
+	s.cmdMu.Lock()
+	defer s.cmdMu.Unlock()
 	table := s.reg.Table()
 	self := table.Local()
-	now := time.Now()
+	now := s.now()
+	present := map[string]bool{}
+	for _, o := range table.Origins() {
+		present[o] = true
+	}
+	seen := make(map[string]seenCommand, len(s.cmdSeen))
 	var done []string
 	for key, val := range table.KVs(cmdNamespace) {
 		// The target is a node name and may hold '/'; op and subject never do.
 		rest, subject, ok1 := cutLast(key)
 		target, op, ok2 := cutLast(rest)
 		issuedText, param, _ := strings.Cut(val, " ")
-		issued, err := strconv.ParseInt(issuedText, 10, 64)
+		_, err := strconv.ParseInt(issuedText, 10, 64)
+		first := s.cmdSeen[key]
+		if first.value != val {
+			first = seenCommand{value: val, since: now}
+		}
+		seen[key] = first
 		switch {
 		case !ok1 || !ok2 || err != nil:
 			done = append(done, key)
 		case target == self:
 			s.runCommand(op, subject, param)
 			done = append(done, key)
-		case now.Sub(time.UnixMilli(issued)) > commandTTL:
+		case !present[target] && now.Sub(first.since) > commandTTL:
 			done = append(done, key)
 		}
 	}
+	s.cmdSeen = seen
 	if len(done) == 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package rocketmq
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,20 +65,56 @@ func TestAdminWritesReachTheOwningAgent(t *testing.T) {
 	})
 }
 
-// Commands whose target never runs them are collected after commandTTL.
-func TestStaleCommandsCollected(t *testing.T) {
-	reg := newFake()
-	s := startServer(t, reg)
-	old := fmt.Sprint(time.Now().Add(-2 * commandTTL).UnixMilli())
-	reg.ApplyRules([]routes.Record{
-		{KV: &routes.KV{Namespace: cmdNamespace, Key: "gone-agent/perm/broker-a", Value: old + " wipe"}},
+// Commands whose target is gone are collected once this agent has seen
+// them for commandTTL on its own clock; a command for a live target is
+// never collected by anyone else, however old its issuer's clock says it
+// is (issue 10 item 6: no decision compares two hosts' clocks).
+func TestStaleCommandsCollectedByLocalClockOnly(t *testing.T) {
+	testutil.CheckLeaks(t)
+	regs := newFakeCluster("agent-a", "agent-b")
+	// agent-b is alive (it holds records) but not serving RocketMQ, so it
+	// never runs its commands: as if it were slow to.
+	regs[1].Apply([]routes.Record{{Broker: &routes.Broker{Cluster: "c", Name: "b", ID: 0, Addr: "10.0.0.9:1"}}}, nil)
+	clock := &fakeClock{now: time.Unix(1700000000, 0)}
+	s := startServer(t, regs[0], func(c *Config) { c.clock = clock.Now })
+	// The issuer's clock was an hour behind... and an hour ahead.
+	behind := fmt.Sprint(clock.Now().Add(-time.Hour).UnixMilli())
+	ahead := fmt.Sprint(clock.Now().Add(time.Hour).UnixMilli())
+	regs[0].ApplyRules([]routes.Record{
+		{KV: &routes.KV{Namespace: cmdNamespace, Key: "agent-b/perm/broker-b", Value: behind + " wipe"}},
+		{KV: &routes.KV{Namespace: cmdNamespace, Key: "gone-agent/perm/broker-a", Value: ahead + " wipe"}},
 		{KV: &routes.KV{Namespace: cmdNamespace, Key: "junk", Value: "x"}},
 	}, nil)
+	keys := func() []string {
+		var out []string
+		for k := range regs[0].table.KVs(cmdNamespace) {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
 	testutil.Eventually(t, 5*time.Second, func() error {
-		if kv := reg.table.KVs(cmdNamespace); len(kv) != 0 {
-			return fmt.Errorf("commands left: %v", kv)
+		if k := keys(); !slices.Equal(k, []string{"agent-b/perm/broker-b", "gone-agent/perm/broker-a"}) {
+			return fmt.Errorf("commands %v, want the junk gone and both commands kept", k)
 		}
 		return nil
 	})
-	_ = s
+	// Before: the command to the live agent-b was deleted at once, its
+	// issued time being more than commandTTL behind this agent's clock.
+	s.runCommands()
+	clock.Advance(commandTTL - time.Second)
+	s.runCommands()
+	if k := keys(); len(k) != 2 {
+		t.Fatalf("collected before this agent saw them for commandTTL: %v left", k)
+	}
+	clock.Advance(2 * time.Second)
+	s.runCommands()
+	if k := keys(); !slices.Equal(k, []string{"agent-b/perm/broker-b"}) {
+		t.Fatalf("after commandTTL on the local clock: %v left, want only the live target's command", k)
+	}
+	clock.Advance(24 * time.Hour)
+	s.runCommands()
+	if k := keys(); len(k) != 1 {
+		t.Fatalf("a live target's command was collected by another agent: %v left", k)
+	}
 }

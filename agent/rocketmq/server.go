@@ -126,6 +126,8 @@ type Server struct {
 	closing atomic.Bool // set first thing in Close: no more unregistrations
 
 	brokers brokerTable
+	cmdMu   sync.Mutex // guards cmdSeen; runCommands holds it throughout
+	cmdSeen map[string]seenCommand
 	cache   routeCache
 	stats   requestStats
 	opts    runtimeOptions
