@@ -24,7 +24,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	rlog.SetLogLevel("error")
+	rlog.SetLogger(rebalances) // before any client starts: rlog's logger is an unguarded global
 	os.Exit(m.Run())
 }
 
@@ -130,7 +130,8 @@ func TestGoClientThroughAnotherAgent(t *testing.T) {
 		t.Fatalf("FetchAllTopicList via C: %+v, %v", tl, err)
 	}
 
-	pc, err := rocketmq.NewPushConsumer(consumer.WithGroupName("interop-group"),
+	const group = "interop-group"
+	pc, err := rocketmq.NewPushConsumer(consumer.WithGroupName(group),
 		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{nsC})),
 		consumer.WithInstance("interop-"+t.Name()))
 	if err != nil {
@@ -141,10 +142,14 @@ func TestGoClientThroughAnotherAgent(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	rebalances.mark(group)
 	if err := pc.Start(); err != nil {
 		t.Fatalf("push consumer Start via C: %v", err)
 	}
-	pc.Shutdown()
+	rebalances.waitStartupRebalance(t, group, topic)
+	if err := pc.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
 
 	// §5.6 sent to C, as `mqadmin wipeWritePerm -n C` would: producers get
 	// no writable queue; the broker's re-registration on A keeps it so;
@@ -192,7 +197,13 @@ func TestExampleProgram(t *testing.T) {
 	}
 	defer broker.Close()
 	testutil.Eventually(t, 10*time.Second, wantQueues(ns, "ExampleTopic", "demo-broker", 4))
-	if err := useClient(ns, "ExampleTopic"); err != nil {
+	rebalances.mark(consumerGroup)
+	pc, err := useClient(ns, "ExampleTopic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebalances.waitStartupRebalance(t, consumerGroup, "ExampleTopic")
+	if err := pc.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -63,9 +63,11 @@ func main() {
 		}
 		defer broker.Close() // closing the connection unregisters the broker
 	}
-	if err := useClient(*nameServer, *topic); err != nil {
+	c, err := useClient(*nameServer, *topic)
+	if err != nil {
 		log.Fatal(err)
 	}
+	defer c.Shutdown()
 	if *wait {
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, os.Interrupt)
@@ -74,38 +76,42 @@ func main() {
 	}
 }
 
+// consumerGroup is the example consumer's group.
+const consumerGroup = "namecast-example"
+
 // useClient is what a RocketMQ application does, unchanged but for the
-// NameServer address.
-func useClient(nameServer, topic string) error {
+// NameServer address. It returns the started push consumer; the caller
+// shuts it down when it is done consuming.
+func useClient(nameServer, topic string) (rocketmq.PushConsumer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resolver := primitive.NewPassthroughResolver([]string{nameServer})
 
 	adm, err := admin.NewAdmin(admin.WithResolver(resolver))
 	if err != nil {
-		return fmt.Errorf("admin client: %w", err)
+		return nil, fmt.Errorf("admin client: %w", err)
 	}
 	defer adm.Close()
 	topics, err := adm.FetchAllTopicList(ctx)
 	if err != nil {
-		return fmt.Errorf("listing topics via %s: %w", nameServer, err)
+		return nil, fmt.Errorf("listing topics via %s: %w", nameServer, err)
 	}
 	fmt.Printf("topics: %v\n", topics.TopicList)
 	queues, err := adm.FetchPublishMessageQueues(ctx, topic)
 	if err != nil {
-		return fmt.Errorf("route of %s via %s: %w (is a broker with this topic registered with an agent of the cluster?)", topic, nameServer, err)
+		return nil, fmt.Errorf("route of %s via %s: %w (is a broker with this topic registered with an agent of the cluster?)", topic, nameServer, err)
 	}
 	for _, q := range queues {
 		fmt.Printf("writable queue: %s\n", q)
 	}
 
 	c, err := rocketmq.NewPushConsumer(
-		consumer.WithGroupName("namecast-example"),
+		consumer.WithGroupName(consumerGroup),
 		consumer.WithNsResolver(resolver),
 		consumer.WithInstance("namecast-example-"+strconv.Itoa(os.Getpid())),
 	)
 	if err != nil {
-		return fmt.Errorf("push consumer: %w", err)
+		return nil, fmt.Errorf("push consumer: %w", err)
 	}
 	err = c.Subscribe(topic, consumer.MessageSelector{}, func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 		for _, m := range msgs {
@@ -114,15 +120,15 @@ func useClient(nameServer, topic string) error {
 		return consumer.ConsumeSuccess, nil
 	})
 	if err != nil {
-		return fmt.Errorf("subscribe: %w", err)
+		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	// Start looks the topic up through the NameServer and fails if it has
 	// no route.
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("starting the consumer: %w", err)
+		return nil, fmt.Errorf("starting the consumer: %w", err)
 	}
 	fmt.Printf("push consumer started on %s\n", topic)
-	return c.Shutdown()
+	return c, nil
 }
 
 // runAgent starts a single-member agent on loopback whose RocketMQ port is
