@@ -110,8 +110,8 @@ func (t *Table) KVs(namespace string) map[string]string {
 	out := map[string]string{}
 	prefix := KVPrefix(namespace)
 	for k, e := range t.origins[RulesOrigin].live {
-		if strings.HasPrefix(k, prefix) && e.rec.KV != nil {
-			out[e.rec.KV.Key] = e.rec.KV.Value
+		if kv := e.rec.record().KV; strings.HasPrefix(k, prefix) && kv != nil {
+			out[kv.Key] = kv.Value
 		}
 	}
 	return out

@@ -53,7 +53,7 @@ type Result struct {
 type entry struct {
 	seq    uint64
 	writer string
-	rec    Record
+	rec    stored
 }
 
 type tomb struct {
@@ -239,8 +239,8 @@ func (t *Table) DropOrigin(origin string) bool {
 	if !ok || origin == t.local || origin == RulesOrigin {
 		return false
 	}
-	for k, e := range st.live {
-		t.views.unlink(origin, k, e.rec)
+	for _, e := range st.live {
+		t.views.unlink(e.rec)
 	}
 	delete(t.origins, origin)
 	if len(st.live) > 0 {
@@ -278,8 +278,8 @@ func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originS
 		res.Stale += n
 		return nil
 	case inc > st.inc:
-		for k, e := range st.live {
-			t.views.unlink(origin, k, e.rec)
+		for _, e := range st.live {
+			t.views.unlink(e.rec)
 		}
 		if len(st.live) > 0 {
 			t.watch.bump()
@@ -338,15 +338,15 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 func (t *Table) applyOp(origin string, st *originState, op Op) {
 	if old, ok := st.live[op.Key]; ok {
 		st.hash ^= pairHash(op.Key, old.writer, old.seq)
-		t.views.unlink(origin, op.Key, old.rec)
+		t.views.unlink(old.rec)
 		delete(st.live, op.Key)
 	}
 	delete(st.tombs, op.Key)
 	if op.Rec != nil {
-		rec := op.Rec.clone()
+		rec := store(op.Key, *op.Rec)
 		st.live[op.Key] = entry{seq: op.Seq, writer: op.Writer, rec: rec}
 		st.hash ^= pairHash(op.Key, op.Writer, op.Seq)
-		t.views.link(origin, op.Key, rec)
+		t.views.link(origin, rec)
 	} else {
 		st.tombs[op.Key] = tomb{seq: op.Seq, writer: op.Writer, at: t.now()}
 		// Rules' tombstones are collected by age (CollectRuleTombstones):

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"sort"
+	"unique"
 )
 
 // QueueData is a topic's queues on one broker name, as RocketMQ clients read it.
@@ -49,55 +50,54 @@ type ClusterInfo struct {
 	ClusterAddrTable map[string][]string   `json:"clusterAddrTable"`
 }
 
-// ref names a record inside the table: its origin and key.
-type ref struct{ origin, key string }
-
 // viewIndex keeps the secondary indexes views read, updated as records come
-// and go, so a query touches only what it answers about.
+// and go, so a query touches only what it answers about. Each maps a name
+// to the table's own record pointers, and each pointer to the origin that
+// holds it (an interned string, shared by all of its records): a pointer
+// key is 8 bytes where an (origin, key) pair was 32, for every record.
 type viewIndex struct {
-	queues  map[string]map[ref]*Queue  // topic
-	brokers map[string]map[ref]*Broker // broker name
-	urls    map[string]map[ref]*URL    // interface
+	queues  map[string]map[*Queue]string  // topic
+	brokers map[string]map[*Broker]string // broker name
+	urls    map[string]map[*URL]string    // interface
 }
 
 func newViewIndex() viewIndex {
-	return viewIndex{queues: map[string]map[ref]*Queue{}, brokers: map[string]map[ref]*Broker{}, urls: map[string]map[ref]*URL{}}
+	return viewIndex{queues: map[string]map[*Queue]string{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{}}
 }
 
-func (v *viewIndex) link(origin, key string, r Record) {
-	k := ref{origin, key}
-	switch {
-	case r.Broker != nil:
-		addTo(v.brokers, r.Broker.Name, k, r.Broker)
-	case r.Queue != nil:
-		addTo(v.queues, r.Queue.Topic, k, r.Queue)
-	case r.URL != nil:
-		addTo(v.urls, r.URL.Interface, k, r.URL)
+func (v *viewIndex) link(origin string, s stored) {
+	origin = unique.Make(origin).Value()
+	switch r := s.p.(type) {
+	case *Broker:
+		addTo(v.brokers, r.Name, r, origin)
+	case *Queue:
+		addTo(v.queues, r.Topic, r, origin)
+	case *URL:
+		addTo(v.urls, r.Interface, r, origin)
 	}
 }
 
-func (v *viewIndex) unlink(origin, key string, r Record) {
-	k := ref{origin, key}
-	switch {
-	case r.Broker != nil:
-		removeFrom(v.brokers, r.Broker.Name, k)
-	case r.Queue != nil:
-		removeFrom(v.queues, r.Queue.Topic, k)
-	case r.URL != nil:
-		removeFrom(v.urls, r.URL.Interface, k)
+func (v *viewIndex) unlink(s stored) {
+	switch r := s.p.(type) {
+	case *Broker:
+		removeFrom(v.brokers, r.Name, r)
+	case *Queue:
+		removeFrom(v.queues, r.Topic, r)
+	case *URL:
+		removeFrom(v.urls, r.Interface, r)
 	}
 }
 
-func addTo[T any](m map[string]map[ref]*T, name string, k ref, v *T) {
+func addTo[T any](m map[string]map[*T]string, name string, k *T, origin string) {
 	inner, ok := m[name]
 	if !ok {
-		inner = map[ref]*T{}
+		inner = map[*T]string{}
 		m[name] = inner
 	}
-	inner[k] = v
+	inner[k] = origin
 }
 
-func removeFrom[T any](m map[string]map[ref]*T, name string, k ref) {
+func removeFrom[T any](m map[string]map[*T]string, name string, k *T) {
 	if inner, ok := m[name]; ok {
 		delete(inner, k)
 		if len(inner) == 0 {
@@ -116,19 +116,19 @@ func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 	}
 	bd := BrokerData{BrokerName: name, BrokerAddrs: map[int64]string{}, Origins: map[int64]string{}}
 	first := int64(-1)
-	for r, b := range regs {
-		if o, taken := bd.Origins[b.ID]; taken && o < r.origin {
+	for b, origin := range regs {
+		if o, taken := bd.Origins[b.ID]; taken && o < origin {
 			continue
 		}
 		bd.BrokerAddrs[b.ID] = b.Addr
-		bd.Origins[b.ID] = r.origin
+		bd.Origins[b.ID] = origin
 		if first < 0 || b.ID < first {
 			first = b.ID
 		}
 	}
 	// The cluster comes from the lowest id, the master when there is one.
-	for r, b := range regs {
-		if b.ID == first && bd.Origins[first] == r.origin {
+	for b, origin := range regs {
+		if b.ID == first && bd.Origins[first] == origin {
 			bd.Cluster = b.Cluster
 		}
 	}
@@ -141,20 +141,24 @@ func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 func (t *Table) TopicRoute(topic string) (TopicRoute, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	byBroker := map[string]ref{}
+	type pick struct {
+		q      *Queue
+		origin string
+	}
+	byBroker := map[string]pick{}
 	var route TopicRoute
-	for r, q := range t.views.queues[topic] {
-		if prev, dup := byBroker[q.BrokerName]; dup && prev.origin < r.origin {
+	for q, origin := range t.views.queues[topic] {
+		if prev, dup := byBroker[q.BrokerName]; dup && prev.origin < origin {
 			continue
 		}
-		byBroker[q.BrokerName] = r
+		byBroker[q.BrokerName] = pick{q, origin}
 	}
-	for name, r := range byBroker {
+	for name, p := range byBroker {
 		bd, ok := t.views.brokerData(name)
 		if !ok {
 			continue
 		}
-		q := t.views.queues[topic][r]
+		q := p.q
 		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: q.ReadQueueNums,
 			WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag})
 		route.BrokerDatas = append(route.BrokerDatas, bd)
@@ -183,9 +187,9 @@ func (t *Table) Queues(brokerName string) []Queue {
 	for _, byRef := range t.views.queues {
 		var pick *Queue
 		var from string
-		for r, q := range byRef {
-			if q.BrokerName == brokerName && (pick == nil || r.origin < from) {
-				pick, from = q, r.origin
+		for q, origin := range byRef {
+			if q.BrokerName == brokerName && (pick == nil || origin < from) {
+				pick, from = q, origin
 			}
 		}
 		if pick != nil {
@@ -227,7 +231,7 @@ func (t *Table) URLs(iface, category string) []string {
 	defer t.mu.RUnlock()
 	seen := map[string]bool{}
 	var out []string
-	for _, u := range t.views.urls[iface] {
+	for u := range t.views.urls[iface] {
 		if (category == "" || u.Category == category) && !seen[u.URL] {
 			seen[u.URL] = true
 			out = append(out, u.URL)
@@ -256,8 +260,8 @@ func (t *Table) Brokers(name string) []Broker {
 		origin string
 	}
 	var all []withOrigin
-	for r, b := range t.views.brokers[name] {
-		all = append(all, withOrigin{*b, r.origin})
+	for b, origin := range t.views.brokers[name] {
+		all = append(all, withOrigin{*b, origin})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].b.ID != all[j].b.ID {

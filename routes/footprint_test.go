@@ -1,0 +1,84 @@
+package routes
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"testing"
+)
+
+// footprintTable is what a joining agent holds after syncing brokers
+// origins of one broker and topics queues each: every snapshot goes through
+// JSON, as it does on the wire, so strings are the decoder's, not shared
+// with the sender's.
+func footprintTable(tb testing.TB, brokers, topics int) *Table {
+	tb.Helper()
+	tbl := NewTable("joiner", 1)
+	for b := range brokers {
+		name := fmt.Sprintf("broker-%03d", b)
+		src := NewTable(fmt.Sprintf("agent-%03d", b), 7)
+		puts := []Record{broker("DefaultCluster", name, 0, fmt.Sprintf("10.0.%d.%d:10911", b/250, b%250))}
+		for i := range topics {
+			puts = append(puts, queue(name, fmt.Sprintf("topic-%04d", i), 8))
+		}
+		src.ApplyLocal(puts, nil)
+		snap, _ := src.Snapshot(src.Local())
+		buf, err := json.Marshal(snap)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var wire Snapshot
+		if err := json.Unmarshal(buf, &wire); err != nil {
+			tb.Fatal(err)
+		}
+		if res := tbl.Merge(wire); res.Applied != topics+1 {
+			tb.Fatalf("merged %+v", res)
+		}
+	}
+	return tbl
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestFootprintPerRecord bounds what one record costs in a replica's heap
+// (its entry, key, record and view index), the figure docs/performance.md
+// builds the sidecar's memory on. NAMECAST_HEAPPROFILE=file writes a heap
+// profile of the table for go tool pprof.
+func TestFootprintPerRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 10,010 records")
+	}
+	const brokers, topics = 10, 1000
+	if os.Getenv("NAMECAST_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1
+	}
+	before := liveHeap()
+	tbl := footprintTable(t, brokers, topics)
+	after := liveHeap()
+	if p := os.Getenv("NAMECAST_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = pprof.WriteHeapProfile(f)
+		f.Close()
+	}
+	_, records := tbl.Len()
+	per := float64(after-before) / float64(records)
+	t.Logf("%d records: %.0f bytes of live heap per record", records, per)
+	if _, ok := tbl.TopicRoute("topic-0001"); !ok {
+		t.Fatal("no route")
+	}
+	if per > 400 {
+		t.Fatalf("%.0f bytes per record, want ≤ 400", per)
+	}
+	runtime.KeepAlive(tbl)
+}

@@ -1,0 +1,79 @@
+package routes
+
+// How a replica keeps a record, compactly: every agent holds the whole
+// cluster's table (100,100 records for 100 brokers × 1000 topics), so each
+// byte per record is paid 100,000 times on every host.
+//
+//   - stored is one interface word pair pointing at the single set field,
+//     not Record's four pointers, three of them nil.
+//   - The set field's name strings (topic, broker name, interface, ...) are
+//     substrings of the record's key, which the table keeps anyway as its
+//     map key, instead of separate copies decoded from the wire.
+//   - The view indexes are keyed by that same pointer (see views.go).
+
+// stored is a live record as the table keeps it: a *Broker, *Queue, *URL
+// or *KV that the table owns and never changes.
+type stored struct{ p any }
+
+// store copies r (valid, with key as its key) into table-owned memory whose
+// key components share key's bytes.
+func store(key string, r Record) stored {
+	switch {
+	case r.Broker != nil:
+		b := *r.Broker
+		// broker/{cluster}/{name}/{id}
+		b.Cluster = within(key, b.Cluster, len(brokerPrefix))
+		b.Name = within(key, b.Name, len(brokerPrefix)+len(b.Cluster)+1)
+		return stored{&b}
+	case r.Queue != nil:
+		q := *r.Queue
+		// queue/{broker}/{topic}
+		q.BrokerName = within(key, q.BrokerName, len(queuePrefix))
+		q.Topic = within(key, q.Topic, len(queuePrefix)+len(q.BrokerName)+1)
+		return stored{&q}
+	case r.URL != nil:
+		u := *r.URL
+		// url/{interface}/{category}/{url}
+		u.Interface = within(key, u.Interface, len(urlPrefix))
+		u.Category = within(key, u.Category, len(urlPrefix)+len(u.Interface)+1)
+		u.URL = within(key, u.URL, len(urlPrefix)+len(u.Interface)+len(u.Category)+2)
+		return stored{&u}
+	case r.KV != nil:
+		kv := *r.KV
+		// kv/{namespace}/{key}
+		kv.Namespace = within(key, kv.Namespace, len(kvPrefix))
+		kv.Key = within(key, kv.Key, len(kvPrefix)+len(kv.Namespace)+1)
+		return stored{&kv}
+	}
+	return stored{}
+}
+
+// within returns key[at:at+len(s)] when it equals s, else s itself: a key
+// built by the record's Key method always matches, and anything else keeps
+// its own copy rather than being misread.
+func within(key, s string, at int) string {
+	if at+len(s) <= len(key) && key[at:at+len(s)] == s {
+		return key[at : at+len(s)]
+	}
+	return s
+}
+
+// record is a view of the stored record; callers must not change it.
+func (s stored) record() Record {
+	switch p := s.p.(type) {
+	case *Broker:
+		return Record{Broker: p}
+	case *Queue:
+		return Record{Queue: p}
+	case *URL:
+		return Record{URL: p}
+	case *KV:
+		return Record{KV: p}
+	}
+	return Record{}
+}
+
+func (s stored) equal(r Record) bool { return s.record().equal(r) }
+
+// clone is a copy the caller owns.
+func (s stored) clone() Record { return s.record().clone() }
