@@ -39,7 +39,45 @@ type answerMsg struct {
 type queries struct {
 	mu       sync.Mutex
 	handlers map[string]QueryHandler
-	waiting  map[string]chan answerMsg
+	waiting  map[string]*pendingQuery
+}
+
+// pendingQuery collects the answers of one query. Every answer from a
+// member asked is kept, however many there are: the set of members still
+// owing one is fixed before the first request leaves, and the query is
+// done when it is empty. (A channel of fixed size with a non-blocking send
+// lost every answer past its size.)
+type pendingQuery struct {
+	mu    sync.Mutex
+	owing map[string]bool
+	out   map[string]QueryAnswer
+	done  chan struct{}
+}
+
+// settle records from's answer if from still owes one, and reports whether
+// it did.
+func (p *pendingQuery) settle(from string, a QueryAnswer) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.owing[from] {
+		return false // not asked, or a duplicate
+	}
+	delete(p.owing, from)
+	p.out[from] = a
+	if len(p.owing) == 0 {
+		close(p.done)
+	}
+	return true
+}
+
+func (p *pendingQuery) answers() map[string]QueryAnswer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]QueryAnswer, len(p.out))
+	for k, v := range p.out {
+		out[k] = v
+	}
+	return out
 }
 
 // HandleQuery registers the handler for queries named name.
@@ -59,12 +97,19 @@ func (g *Gossip) Query(ctx context.Context, name string, payload []byte) map[str
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	id := hex.EncodeToString(idb[:])
-	ch := make(chan answerMsg, 64)
+	p := &pendingQuery{owing: map[string]bool{g.name: true}, out: map[string]QueryAnswer{}, done: make(chan struct{})}
+	var asked []string
+	for _, m := range g.Members() {
+		if m.Name != g.name && m.Status == StatusAlive {
+			p.owing[m.Name] = true
+			asked = append(asked, m.Name)
+		}
+	}
 	g.q.mu.Lock()
 	if g.q.waiting == nil {
-		g.q.waiting = map[string]chan answerMsg{}
+		g.q.waiting = map[string]*pendingQuery{}
 	}
-	g.q.waiting[id] = ch
+	g.q.waiting[id] = p
 	g.q.mu.Unlock()
 	defer func() {
 		g.q.mu.Lock()
@@ -72,27 +117,18 @@ func (g *Gossip) Query(ctx context.Context, name string, payload []byte) map[str
 		g.q.mu.Unlock()
 	}()
 
-	out := map[string]QueryAnswer{g.name: g.runQuery(name, payload)}
-	want := 1
+	p.settle(g.name, g.runQuery(name, payload))
 	msg := encode(msgQuery, queryMsg{ID: id, From: g.name, Name: name, Payload: payload})
-	for _, m := range g.Members() {
-		if m.Name == g.name || m.Status != StatusAlive {
-			continue
-		}
-		want++
-		if n := g.node(m.Name); n == nil || g.ml.Load().SendReliable(n, msg) != nil {
-			out[m.Name] = QueryAnswer{Error: "unreachable"}
+	for _, member := range asked {
+		if n := g.node(member); n == nil || g.ml.Load().SendReliable(n, msg) != nil {
+			p.settle(member, QueryAnswer{Error: "unreachable"})
 		}
 	}
-	for len(out) < want {
-		select {
-		case a := <-ch:
-			out[a.From] = a.Answer
-		case <-ctx.Done():
-			return out
-		}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
 	}
-	return out
+	return p.answers()
 }
 
 func (g *Gossip) runQuery(name string, payload []byte) QueryAnswer {
@@ -117,12 +153,9 @@ func (g *Gossip) handleQuery(q queryMsg) {
 
 func (g *Gossip) handleAnswer(a answerMsg) {
 	g.q.mu.Lock()
-	ch := g.q.waiting[a.ID]
+	p := g.q.waiting[a.ID]
 	g.q.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- a:
-		default:
-		}
+	if p != nil {
+		p.settle(a.From, a.Answer)
 	}
 }
