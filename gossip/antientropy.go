@@ -114,6 +114,7 @@ func (g *Gossip) antiEntropyLoop() {
 		case <-g.stop:
 			return
 		case <-tick.C:
+			g.sweep()
 			if n := g.randomPeer(); n != nil {
 				g.sendSummary(n.Name)
 			}
@@ -170,6 +171,9 @@ func (g *Gossip) mergeSnapshots(s snapshots) {
 		snap.Authoritative = snap.Authoritative && snap.Origin == s.From
 		if snap.Origin == g.name || !g.alive(snap.Origin) {
 			continue
+		}
+		if g.afterAliveCheck != nil {
+			g.afterAliveCheck(snap.Origin)
 		}
 		g.count(g.table.Merge(snap))
 		g.m.IncrCounter([]string{"antientropy", "snapshots", "merged"}, 1)

@@ -122,6 +122,11 @@ func (g *Gossip) applyDelta(d routes.Delta) {
 		g.m.IncrCounter([]string{"gossip", "ops", "not_alive"}, float32(len(d.Ops)))
 		return
 	}
+	// The member may die right here: the table's drop floor then refuses
+	// the ops, under the same lock as the drop.
+	if g.afterAliveCheck != nil {
+		g.afterAliveCheck(d.Origin)
+	}
 	// One op at a time, so only the ops that were news to us are relayed.
 	for _, op := range d.Ops {
 		one := routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}}

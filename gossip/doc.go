@@ -17,7 +17,14 @@
 //     themselves behind pull the origin's snapshot over TCP.
 //  2. A peer applies an op only while its origin is a live member: a dead or
 //     departed member's records are dropped on every agent (NotifyLeave) and
-//     are never learned again from a third party until the member is back.
+//     are never learned again from a third party until the member is back
+//     (the table's drop floor makes the check and the drop atomic). A death
+//     is confirmed before the routes go, by one TCP connection to the
+//     member: a crashed process refuses it at once, while a live member
+//     wrongly declared dead (a stale verdict passed on after a partition
+//     heals) answers and keeps its routes while it refutes (withdraw.go).
+//     Every anti-entropy tick sweeps the records of any origin that is not
+//     a live member, as a second line.
 //  3. Anti-entropy: every AntiEntropyInterval each agent sends one random peer
 //     a 20-byte summary of its digest over UDP. A peer whose summary differs
 //     answers with its full digest over TCP and asks for ours; each side then

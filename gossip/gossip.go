@@ -35,12 +35,21 @@ type Gossip struct {
 	push    pushBudget
 	coord   *coordinate.Client
 
+	// fate serialises every change of a member's liveness with its effect
+	// on the table (drop, admit), so the two always agree; it is taken
+	// before mu, never while holding it.
+	fate    sync.Mutex
 	mu      sync.Mutex
 	members map[string]*member
 	pending map[string]pendingPull // by origin
 	q       queries
 
+	// afterAliveCheck, if set (tests), runs between the check that an
+	// origin is alive and the apply of its ops or snapshot.
+	afterAliveCheck func(origin string)
+
 	work     chan func()
+	checks   chan deathCheck
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	stopOnce sync.Once
@@ -69,7 +78,7 @@ func New(cfg Config) (*Gossip, error) {
 		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(), meta: meta,
 		log: &slogLogger{cfg.Logger}, m: cfg.Metrics, coord: coord,
 		members: map[string]*member{}, pending: map[string]pendingPull{},
-		work: make(chan func(), 1024), stop: make(chan struct{}),
+		work: make(chan func(), 1024), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
 	}
 	g.queue = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: cfg.Memberlist.RetransmitMult}
 	return g, nil
@@ -96,6 +105,7 @@ func (g *Gossip) Start() error {
 	g.goLoop(g.antiEntropyLoop)
 	g.goLoop(g.pullLoop)
 	g.goLoop(g.reconnectLoop)
+	g.goLoop(g.confirmLoop)
 	return nil
 }
 

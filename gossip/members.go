@@ -40,6 +40,11 @@ type member struct {
 	tags   map[string]string
 	since  time.Time
 	coord  *coordinate.Coordinate
+	// held: declared dead, but answering, so its routes stay while it
+	// refutes (withdraw.go). gen changes with every status change, so a
+	// late confirmation acts only on the death it was started for.
+	held bool
+	gen  uint64
 }
 
 // events is Gossip's memberlist.EventDelegate. Departures drop the
@@ -59,22 +64,27 @@ func (g *Gossip) markLeft(name string, inc uint64) {
 	if name == g.name {
 		return
 	}
+	g.fate.Lock()
+	defer g.fate.Unlock()
 	g.mu.Lock()
 	m := g.members[name]
 	if m == nil || m.status != StatusAlive || inc != 0 && memberInc(m) > inc {
 		g.mu.Unlock()
 		return
 	}
-	m.status, m.since = StatusLeft, time.Now()
+	m.status, m.since, m.held = StatusLeft, time.Now(), false
+	m.gen++
 	delete(g.pending, name)
+	mInc := memberInc(m)
 	g.mu.Unlock()
-	g.table.DropOrigin(name)
-	g.table.Touch()
+	g.withdrawLocked(name, max(inc, mInc))
 	g.log.Info("member leaving", "member", name)
 }
 
 func (e *events) NotifyLeave(n *memberlist.Node) {
 	g := (*Gossip)(e)
+	g.fate.Lock()
+	defer g.fate.Unlock()
 	g.mu.Lock()
 	m := g.members[n.Name]
 	if m == nil {
@@ -87,23 +97,31 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 	if m.status == StatusLeft || n.State == memberlist.StateLeft || n.Name == g.name {
 		status = StatusLeft
 	}
-	m.addr, m.status, m.since = nodeAddr(n), status, time.Now()
+	m.addr, m.status, m.since, m.held = nodeAddr(n), status, time.Now(), false
+	m.gen++
+	gen, inc := m.gen, memberInc(m)
 	delete(g.pending, n.Name)
+	// A death gossiped by others may be a stale verdict (a host that was
+	// cut off passing on what it saw then): the routes stay while the
+	// member proves it is alive (withdraw.go).
+	hold := status == StatusDead && n.Name != g.name && g.confirm(n.Name, m.addr, gen)
+	m.held = hold
 	g.mu.Unlock()
 	if n.Name == g.name {
 		return
 	}
-	if g.table.DropOrigin(n.Name) {
-		g.m.IncrCounter([]string{"gossip", "origins", "dropped"}, 1)
-	}
 	g.coord.ForgetNode(n.Name)
-	g.table.Touch()
+	if !hold {
+		g.withdrawLocked(n.Name, inc)
+	}
 	g.log.Info("member "+string(status), "member", n.Name, "addr", nodeAddr(n))
 }
 
 func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	tags := map[string]string{}
 	_ = json.Unmarshal(n.Meta, &tags) // a member with unreadable tags is still a member
+	g.fate.Lock()
+	defer g.fate.Unlock()
 	g.mu.Lock()
 	m := g.members[n.Name]
 	// A new incarnation is a restart under the same name: memberlist may
@@ -118,16 +136,23 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 		m = &member{}
 		g.members[n.Name] = m
 	}
-	m.addr, m.status, m.tags = nodeAddr(n), StatusAlive, tags
+	held := m.held
+	m.addr, m.status, m.tags, m.held = nodeAddr(n), StatusAlive, tags, false
 	if joined {
 		m.since = time.Now()
+		m.gen++
 	}
+	inc := memberInc(m)
 	g.mu.Unlock()
 	if n.Name == g.name {
 		return
 	}
-	if inc, err := strconv.ParseUint(tags[TagIncarnation], 10, 64); err == nil && g.table.DropOlder(n.Name, inc) {
+	if g.table.Admit(n.Name, inc) {
 		g.log.Info("member restarted; dropped its previous records", "member", n.Name)
+	}
+	if held {
+		g.m.IncrCounter([]string{"gossip", "deaths", "refuted"}, 1)
+		g.log.Info("member refuted its death; its routes were kept", "member", n.Name)
 	}
 	if joined {
 		g.table.Touch()
@@ -137,8 +162,9 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	}
 }
 
-// alive reports whether origin's records may be applied and served. Rules
-// belong to no member and are always live.
+// alive reports whether origin's records may be applied and served: it is
+// an alive member, or one whose death is being confirmed. Rules belong to
+// no member and are always live.
 func (g *Gossip) alive(origin string) bool {
 	if origin == routes.RulesOrigin {
 		return true
@@ -146,7 +172,7 @@ func (g *Gossip) alive(origin string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	m := g.members[origin]
-	return m != nil && m.status == StatusAlive
+	return m != nil && (m.status == StatusAlive || m.held)
 }
 
 // Members lists every member known, including failed and departed ones

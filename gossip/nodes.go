@@ -2,8 +2,6 @@ package gossip
 
 import (
 	"math/rand/v2"
-	"net"
-	"strconv"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -29,18 +27,7 @@ func (g *Gossip) node(name string) *memberlist.Node {
 	if addr == "" {
 		return nil
 	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil
-	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	ip := net.ParseIP(host)
-	if err != nil || ip == nil {
-		return nil
-	}
-	// PMax tells memberlist the peer checks CRCs; every namecast agent runs
-	// this memberlist version.
-	return &memberlist.Node{Name: name, Addr: ip, Port: uint16(p), PMax: memberlist.ProtocolVersionMax}
+	return nodeAt(name, addr)
 }
 
 // randomPeer picks an alive member other than us, or nil.

@@ -25,9 +25,13 @@
 //     missed something (same seq, other hash: pull from the origin itself,
 //     whose snapshot is authoritative and also removes keys whose tombstones
 //     were collected).
-//  5. Dropping an origin (its agent died or left) removes its records. The
-//     table does not know who is alive: the gossip layer must not apply or
-//     merge records of an origin it does not consider alive.
+//  5. Dropping an origin (its agent died or left) removes its records and
+//     sets its drop floor: every op and snapshot of an incarnation at or
+//     below the one dropped is refused from then on, under the table's own
+//     lock, until the gossip layer admits the origin again (alive, at a
+//     given incarnation). The table does not know who is alive; the floor
+//     makes the gossip layer's "apply only while alive" atomic with the
+//     drop, since a member can die between its check and the apply.
 //
 // # Concurrency
 //

@@ -77,8 +77,8 @@ func TestRulesSurviveTheirWriterAndAreNotOwned(t *testing.T) {
 	a, b := NewTable("a", 1), NewTable("b", 1)
 	d, _ := a.ApplyRules([]Record{rule("I", "route://0.0.0.0/I")}, nil)
 	b.Apply(d)
-	b.DropOrigin("a")
-	if b.DropOrigin(RulesOrigin) {
+	b.DropOrigin("a", 0)
+	if b.DropOrigin(RulesOrigin, 0) {
 		t.Fatal("rules pseudo-origin must never be dropped")
 	}
 	if got := b.URLs("I", "routers"); len(got) != 1 {

@@ -90,13 +90,17 @@ type Table struct {
 	watch   watcher
 	clock   serf.LamportClock // orders rule writes cluster-wide
 	now     func() time.Time  // stamps tombstones of rules for collection
+	// floors refuse, per origin, every incarnation at or below the value:
+	// those that died or were superseded (floor.go).
+	floors map[string]uint64
 }
 
 // NewTable returns an empty table for the agent named local, whose own
 // records carry incarnation inc. inc must grow across restarts of the same
 // agent name (the start time in ns, or a counter kept in the data dir).
 func NewTable(local string, inc uint64) *Table {
-	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now}
+	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now,
+		floors: map[string]uint64{}}
 	t.origins[local] = newOriginState(inc)
 	t.origins[RulesOrigin] = newOriginState(0)
 	t.watch.init()
@@ -230,25 +234,6 @@ func (t *Table) Snapshot(origin string) (Snapshot, bool) {
 	return s, true
 }
 
-// DropOrigin forgets every record of origin (its agent died or left).
-// Dropping the local origin is refused: its records live as long as we do.
-func (t *Table) DropOrigin(origin string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	st, ok := t.origins[origin]
-	if !ok || origin == t.local || origin == RulesOrigin {
-		return false
-	}
-	for _, e := range st.live {
-		t.views.unlink(e.rec)
-	}
-	delete(t.origins, origin)
-	if len(st.live) > 0 {
-		t.watch.bump()
-	}
-	return true
-}
-
 // Origins lists the origins the table holds, sorted.
 func (t *Table) Origins() []string {
 	t.mu.RLock()
@@ -266,6 +251,10 @@ func (t *Table) Origins() []string {
 // older or the origin is our own.
 func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originState {
 	if origin == t.local || origin == "" {
+		res.Stale += n
+		return nil
+	}
+	if f, dead := t.floors[origin]; dead && inc <= f {
 		res.Stale += n
 		return nil
 	}
@@ -371,17 +360,6 @@ func (st *originState) forgetOldTombs() {
 		}
 	}
 	st.floor = max(st.floor, cut)
-}
-
-// DropOlder drops origin if what the table holds of it is of an incarnation
-// older than inc: the agent restarted, and its old records are superseded
-// even before it registers anything anew.
-func (t *Table) DropOlder(origin string, inc uint64) bool {
-	t.mu.RLock()
-	st, ok := t.origins[origin]
-	older := ok && st.inc < inc
-	t.mu.RUnlock()
-	return older && t.DropOrigin(origin)
 }
 
 // Len counts the origins and live records the table holds.

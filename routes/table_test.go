@@ -42,7 +42,7 @@ func TestRouteReplicates(t *testing.T) {
 	if got := b.Clusters().ClusterAddrTable["c"]; len(got) != 1 || got[0] != "b1" {
 		t.Fatalf("cluster table: %v", got)
 	}
-	b.DropOrigin("a")
+	b.DropOrigin("a", 0)
 	if _, ok := b.TopicRoute("T"); ok {
 		t.Fatal("route of a dropped origin is still served")
 	}

@@ -1,0 +1,173 @@
+package gossip
+
+import (
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// Withdrawing a member's routes.
+//
+// A member that left, or that our own failure detector gave up on, has its
+// records dropped at once. But memberlist takes any member's word that a
+// member is dead: after a partition heals, a host that was cut off passes
+// on the verdicts it reached alone, about members the rest never lost, and
+// every agent would drop a live member's routes until it refutes (tens of
+// milliseconds, or more under load). So a death is confirmed first: one
+// TCP connection to the member (a summary, useful anyway). A crashed
+// process refuses it at once, so a crash is withdrawn as fast as before; a
+// host that is down or cut off gets ProbeTimeout to answer. A member that
+// answers keeps its routes (held) while it refutes, which memberlist makes
+// it do as soon as the verdict reaches it; if it has not refuted within
+// refuteWait, memberlist's view wins and the routes go.
+//
+// The sweeper is the second line: every anti-entropy tick, records of an
+// origin that is neither alive nor held are dropped, so whatever a race
+// left behind is served for at most one interval.
+
+// refuteWait is how many probe intervals a member that answered our
+// confirmation may take to refute its death.
+const refuteWait = 5
+
+type deathCheck struct {
+	name, addr string
+	gen        uint64
+}
+
+// confirm queues a check of member name's death; false means none can be
+// made (not running, or too many at once) and the routes go now. It is
+// called with g.mu held, so it does not block.
+func (g *Gossip) confirm(name, addr string, gen uint64) bool {
+	if g.ml.Load() == nil {
+		return false
+	}
+	select {
+	case <-g.stop:
+		return false
+	case g.checks <- deathCheck{name: name, addr: addr, gen: gen}:
+		return true
+	default:
+		return false
+	}
+}
+
+// confirmLoop runs each check on its own goroutine, owned by Shutdown, so
+// a partition that kills many members at once is confirmed in parallel.
+func (g *Gossip) confirmLoop() {
+	for {
+		select {
+		case <-g.stop:
+			return
+		case c := <-g.checks:
+			g.goLoop(func() { g.confirmDeath(c) })
+		}
+	}
+}
+
+func (g *Gossip) confirmDeath(c deathCheck) {
+	answered := make(chan error, 1)
+	n := nodeAt(c.name, c.addr)
+	if n == nil {
+		g.withdrawHeld(c, "no address")
+		return
+	}
+	ml := g.ml.Load()
+	msg := encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})
+	// The send may outlive the wait below by up to TCPTimeout.
+	g.goLoop(func() { answered <- ml.SendReliable(n, msg) })
+	wait := time.NewTimer(g.cfg.Memberlist.ProbeTimeout)
+	defer wait.Stop()
+	select {
+	case <-g.stop:
+		return
+	case <-wait.C:
+		g.withdrawHeld(c, "no answer")
+		return
+	case err := <-answered:
+		if err != nil {
+			g.withdrawHeld(c, "refused")
+			return
+		}
+	}
+	g.m.IncrCounter([]string{"gossip", "deaths", "contradicted"}, 1)
+	g.log.Info("member declared dead answers; keeping its routes while it refutes", "member", c.name)
+	refute := time.NewTimer(refuteWait * g.cfg.Memberlist.ProbeInterval)
+	defer refute.Stop()
+	select {
+	case <-g.stop:
+	case <-refute.C:
+		g.withdrawHeld(c, "not refuted")
+	}
+}
+
+// withdrawHeld drops a held member's records, unless its status changed
+// since the check began (it refuted, or a later death took over).
+func (g *Gossip) withdrawHeld(c deathCheck, why string) {
+	g.fate.Lock()
+	defer g.fate.Unlock()
+	g.mu.Lock()
+	m := g.members[c.name]
+	if m == nil || m.gen != c.gen || !m.held {
+		g.mu.Unlock()
+		return
+	}
+	m.held = false
+	inc := memberInc(m)
+	g.mu.Unlock()
+	g.log.Debug("death confirmed", "member", c.name, "how", why)
+	g.withdrawLocked(c.name, inc)
+}
+
+// withdrawLocked drops origin's records, refusing its incarnations up to
+// inc from now on. g.fate must be held.
+func (g *Gossip) withdrawLocked(origin string, inc uint64) {
+	if g.table.DropOrigin(origin, inc) {
+		g.m.IncrCounter([]string{"gossip", "origins", "dropped"}, 1)
+	}
+	g.table.Touch()
+}
+
+// sweep drops the records of every origin that is no longer alive (nor
+// held): the second line behind the drop floors.
+func (g *Gossip) sweep() {
+	for _, o := range g.table.Origins() {
+		if o == g.name || o == routes.RulesOrigin || g.alive(o) {
+			continue
+		}
+		g.fate.Lock()
+		if !g.alive(o) {
+			g.mu.Lock()
+			var inc uint64
+			if m := g.members[o]; m != nil {
+				inc = memberInc(m)
+			}
+			g.mu.Unlock()
+			if g.table.DropOrigin(o, inc) {
+				g.m.IncrCounter([]string{"gossip", "origins", "swept"}, 1)
+				g.log.Warn("swept the records of an origin that is not a live member", "origin", o)
+				g.table.Touch()
+			}
+		}
+		g.fate.Unlock()
+	}
+}
+
+// nodeAt builds a node to send to from a recorded address (see nodes.go).
+func nodeAt(name, addr string) *memberlist.Node {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil {
+		return nil
+	}
+	// PMax tells memberlist the peer checks CRCs; every namecast agent runs
+	// this memberlist version.
+	return &memberlist.Node{Name: name, Addr: ip, Port: uint16(p), PMax: memberlist.ProtocolVersionMax}
+}
