@@ -51,13 +51,7 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			g.malformed("notice")
 			return
 		}
-		if n.Origin != g.name && g.alive(n.Origin) {
-			// Relayed once, when it is news to us, as ops are: only the
-			// origin's own queue would carry it otherwise.
-			if mine, ok := g.table.Digest()[n.Origin]; (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, n.Origin, n.Entry, true) {
-				g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
-			}
-		}
+		g.handleNotice(n, buf)
 	case msgSummary:
 		var s summary
 		if decode(buf, &s) != nil {
@@ -114,6 +108,23 @@ func (d *delegate) NotifyMsg(buf []byte) {
 		g.handleAnswer(a)
 	default:
 		g.malformed("unknown type")
+	}
+}
+
+// handleNotice pulls an announced change we lack, from its origin or, for
+// rules, from the agent that announced it: nobody answers for the rules'
+// pseudo-origin. The notice is relayed once, when it is news to us, as ops
+// are: only the announcer's own queue would carry it otherwise.
+func (g *Gossip) handleNotice(n notice, buf []byte) {
+	source := n.Origin
+	if n.Origin == routes.RulesOrigin {
+		source = n.From
+	}
+	if n.Origin == g.name || source == g.name || source == "" || !g.alive(n.Origin) || !g.alive(source) {
+		return
+	}
+	if mine, ok := g.table.Digest()[n.Origin]; (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
+		g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
 	}
 }
 

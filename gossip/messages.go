@@ -26,9 +26,13 @@ const (
 // user-message limit; larger answers go as several messages.
 const maxSnapshotBytes = 4 << 20
 
+// notice announces a change too large to gossip. Peers behind pull it from
+// the origin, or, for rules, which no member owns, from From: the agent that
+// made the change (relays keep it).
 type notice struct {
 	Origin string             `json:"o"`
 	Entry  routes.DigestEntry `json:"e"`
+	From   string             `json:"f,omitempty"`
 }
 
 // leaving carries the incarnation that leaves, so a notice that arrives
