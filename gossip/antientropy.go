@@ -136,7 +136,10 @@ func (g *Gossip) sendDigest(to string, reply bool) {
 }
 
 // sendSnapshots answers a pull with what we hold of the live origins asked
-// for, in messages under maxSnapshotBytes.
+// for, in messages under maxSnapshotBytes: small snapshots share one, and a
+// large one is split into parts covering consecutive key ranges
+// (routes.Snapshot.Split), each merged on its own, so an origin of any size
+// can be synced.
 func (g *Gossip) sendSnapshots(to string, origins []string) {
 	var batch snapshots
 	size := 0
@@ -155,12 +158,18 @@ func (g *Gossip) sendSnapshots(to string, origins []string) {
 		if !ok {
 			continue
 		}
-		n := 64 * len(s.Ops) // rough, to split large answers
-		if size+n > maxSnapshotBytes {
-			flush()
+		parts, sizes := s.Split(maxSnapshotBytes)
+		if len(parts) > 1 {
+			g.m.IncrCounter([]string{"antientropy", "snapshots", "split"}, float32(len(parts)))
 		}
-		batch.Snaps = append(batch.Snaps, s)
-		size += n
+		for i, p := range parts {
+			n := sizes[i] + snapshotOverhead
+			if size+n > maxSnapshotBytes {
+				flush()
+			}
+			batch.Snaps = append(batch.Snaps, p)
+			size += n
+		}
 	}
 	flush()
 }
@@ -184,6 +193,9 @@ func (g *Gossip) sendReliable(to string, msg []byte) {
 	n := g.node(to)
 	if n == nil {
 		return
+	}
+	if g.sentReliable != nil {
+		g.sentReliable(msg)
 	}
 	if err := g.ml.Load().SendReliable(n, msg); err != nil {
 		g.log.Debug("reliable send failed", "to", to, "err", err)

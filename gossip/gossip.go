@@ -47,6 +47,8 @@ type Gossip struct {
 	// afterAliveCheck, if set (tests), runs between the check that an
 	// origin is alive and the apply of its ops or snapshot.
 	afterAliveCheck func(origin string)
+	// sentReliable, if set (tests), sees every message sent over TCP.
+	sentReliable func(msg []byte)
 
 	work     chan func()
 	checks   chan deathCheck

@@ -23,8 +23,13 @@ const (
 )
 
 // maxSnapshotBytes caps one snapshots message well below memberlist's 20 MiB
-// user-message limit; larger answers go as several messages.
-const maxSnapshotBytes = 4 << 20
+// user-message limit; larger answers go as several messages, and larger
+// snapshots as several parts. A var so tests can make parts small.
+var maxSnapshotBytes = 4 << 20
+
+// snapshotOverhead is what a snapshot adds to its ops when encoded: its
+// origin, incarnation, seq and key range.
+const snapshotOverhead = 1 << 10
 
 // notice announces a change too large to gossip. Peers behind pull it from
 // the origin, or, for rules, which no member owns, from From: the agent that

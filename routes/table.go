@@ -34,12 +34,15 @@ type Delta struct {
 
 // Snapshot is everything a replica holds of one origin: live records and
 // tombstones as ops, and the highest seq it has seen. Authoritative marks a
-// snapshot made by the origin itself.
+// snapshot made by the origin itself. A part of a split snapshot (Split)
+// covers only the keys in [Lo, Hi); empty bounds are open.
 type Snapshot struct {
 	Origin        string `json:"o"`
 	Inc           uint64 `json:"i"`
 	Seq           uint64 `json:"s"`
 	Authoritative bool   `json:"a,omitempty"`
+	Lo            string `json:"lo,omitempty"`
+	Hi            string `json:"hi,omitempty"`
 	Ops           []Op   `json:"ops"`
 }
 
@@ -180,8 +183,8 @@ func (t *Table) Apply(d Delta) Result {
 
 // Merge folds a snapshot into the table. Per key it behaves like Apply; an
 // authoritative snapshot (made by the origin) also removes live keys it does
-// not list but covers (seq at or below its own), whose deletes this replica
-// missed and can no longer learn from a tombstone.
+// not list but covers (in its key range, seq at or below its own), whose
+// deletes this replica missed and can no longer learn from a tombstone.
 func (t *Table) Merge(s Snapshot) Result {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -200,7 +203,7 @@ func (t *Table) Merge(s Snapshot) Result {
 	}
 	if s.Authoritative {
 		for k, e := range st.live {
-			if !listed[k] && e.seq <= s.Seq {
+			if !listed[k] && e.seq <= s.Seq && s.Covers(k) {
 				t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})
 				res.Applied++
 			}

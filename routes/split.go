@@ -1,0 +1,57 @@
+package routes
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Split cuts a snapshot into parts of about maxBytes of encoded ops each,
+// so that any table can be sent in messages of bounded size (memberlist
+// refuses a user message over 20 MiB, and one origin can hold more). The
+// parts cover consecutive key ranges: each lists the ops of its range
+// only, so merging one part (authoritative or not) is exact for its range
+// and leaves every other key alone, and the parts may arrive in any order.
+// One op larger than maxBytes makes a part of its own. sizes are the
+// parts' encoded ops, in bytes.
+func (s Snapshot) Split(maxBytes int) (parts []Snapshot, sizes []int) {
+	ops := append([]Op(nil), s.Ops...)
+	sort.Slice(ops, func(i, j int) bool { return ops[i].Key < ops[j].Key })
+	start, size := 0, 0
+	cut := func(end int) {
+		p := s
+		p.Ops = ops[start:end:end]
+		p.Lo, p.Hi = "", ""
+		if start > 0 {
+			p.Lo = ops[start].Key
+		}
+		if end < len(ops) {
+			p.Hi = ops[end].Key
+		}
+		parts = append(parts, p)
+		sizes = append(sizes, size)
+		start, size = end, 0
+	}
+	for i, op := range ops {
+		n := opSize(op)
+		if size+n > maxBytes && i > start {
+			cut(i)
+		}
+		size += n
+	}
+	cut(len(ops))
+	return parts, sizes
+}
+
+// Covers reports whether key is in the snapshot's key range.
+func (s Snapshot) Covers(key string) bool {
+	return (s.Lo == "" || key >= s.Lo) && (s.Hi == "" || key < s.Hi)
+}
+
+// opSize is the encoded size of op, plus its separator.
+func opSize(op Op) int {
+	b, err := json.Marshal(op)
+	if err != nil {
+		return 1 << 10 // not reached: ops are plain structs
+	}
+	return len(b) + 1
+}
