@@ -8,10 +8,28 @@ import (
 
 // pendingPull is a gap we saw: origin is behind (or diverged from) target
 // as held by source. It is pulled at due unless gossip closes it first.
+// Once pulled it stays, marked sent, until the snapshot is merged or
+// pullTimeout passes: while it is in flight, later digests showing the same
+// gap schedule nothing. Without that, every anti-entropy round that saw the
+// gap again (once a second from each peer) pulled the origin again before
+// the first answer arrived; with large tables under CPU load the answers
+// took longer than a round, the pulls piled up, each costing the sender a
+// whole snapshot to encode and us one to decode, and a joiner never caught
+// up (P4 never converged at load 20).
 type pendingPull struct {
 	source string
 	target routes.DigestEntry
 	due    time.Time
+	sent   time.Time // zero until pulled
+}
+
+// pullTimeout is how long a pull may stay unanswered before the gap can be
+// pulled again: a source that died or no longer holds the origin sends
+// nothing back.
+const pullTimeout = 10 * time.Second
+
+func (p pendingPull) inFlight(now time.Time) bool {
+	return !p.sent.IsZero() && now.Sub(p.sent) < pullTimeout
 }
 
 // liveDigest is our digest restricted to origins we consider alive, which
@@ -55,7 +73,8 @@ func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
 // schedulePull notes a gap; it reports whether the gap is news, i.e. no
 // pull for as much was already pending.
 func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, now bool) bool {
-	due := time.Now()
+	t := time.Now()
+	due := t
 	if !now {
 		due = due.Add(g.cfg.PullGrace)
 	}
@@ -63,6 +82,15 @@ func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, 
 	defer g.mu.Unlock()
 	p, ok := g.pending[origin]
 	news := !ok || p.target.Behind(target)
+	if ok && p.inFlight(t) {
+		// The answer to our pull comes first; pulled checks it against
+		// the newest target seen meanwhile.
+		if news {
+			p.target = target
+			g.pending[origin] = p
+		}
+		return news
+	}
 	if ok && !news && p.due.Before(due) {
 		return false // already waiting for this much or more, sooner
 	}
@@ -85,18 +113,30 @@ func (g *Gossip) pullLoop() {
 }
 
 func (g *Gossip) pullDue(now time.Time) {
+	g.mu.Lock()
+	idle := len(g.pending) == 0
+	g.mu.Unlock()
+	if idle {
+		return // the common case, without copying the digest 4-8 times a second
+	}
 	mine := g.table.Digest()
 	bySource := map[string][]string{}
 	g.mu.Lock()
 	for origin, p := range g.pending {
-		if p.due.After(now) {
+		if p.due.After(now) || p.inFlight(now) {
 			continue
 		}
-		delete(g.pending, origin)
 		have, ok := mine[origin]
 		if ok && (have == p.target || (origin != routes.RulesOrigin && !have.Behind(p.target) && !have.Diverged(p.target))) {
+			delete(g.pending, origin)
 			continue // gossip closed the gap in the meantime
 		}
+		if !p.sent.IsZero() {
+			delete(g.pending, origin) // timed out: the next digest schedules it anew
+			continue
+		}
+		p.sent = now
+		g.pending[origin] = p
 		bySource[p.source] = append(bySource[p.source], origin)
 	}
 	g.mu.Unlock()
@@ -186,7 +226,27 @@ func (g *Gossip) mergeSnapshots(s snapshots) {
 		}
 		g.count(g.table.Merge(snap))
 		g.m.IncrCounter([]string{"antientropy", "snapshots", "merged"}, 1)
+		g.pulled(snap.Origin)
 	}
+}
+
+// pulled ends the pull in flight for origin, if any: an answer came. If a
+// newer target was seen while it was in flight and the answer fell short
+// of it, the gap is pulled again at once.
+func (g *Gossip) pulled(origin string) {
+	have, _ := g.table.Entry(origin)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.pending[origin]
+	if !ok || p.sent.IsZero() {
+		return
+	}
+	if have.Behind(p.target) {
+		p.sent, p.due = time.Time{}, time.Now()
+		g.pending[origin] = p
+		return
+	}
+	delete(g.pending, origin)
 }
 
 func (g *Gossip) sendReliable(to string, msg []byte) {

@@ -123,7 +123,7 @@ func (g *Gossip) handleNotice(n notice, buf []byte) {
 	if n.Origin == g.name || source == g.name || source == "" || !g.alive(n.Origin) || !g.alive(source) {
 		return
 	}
-	if mine, ok := g.table.Digest()[n.Origin]; (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
+	if mine, ok := g.table.Entry(n.Origin); (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
 		g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
 	}
 }

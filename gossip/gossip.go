@@ -144,7 +144,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 
 // announce tells peers our digest entry; those behind pull our snapshot.
 func (g *Gossip) announce(origin string) {
-	e := g.table.Digest()[origin]
+	e, _ := g.table.Entry(origin)
 	g.enqueue(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})
 	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
 }

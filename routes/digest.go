@@ -39,6 +39,17 @@ func (t *Table) Digest() Digest {
 	return d
 }
 
+// Entry is the digest entry of one origin, without copying the digest.
+func (t *Table) Entry(origin string) (DigestEntry, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	st, ok := t.origins[origin]
+	if !ok {
+		return DigestEntry{}, false
+	}
+	return DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.hash}, true
+}
+
 // Summary folds the digest into one number that is cheap to send every
 // second: replicas with equal summaries almost surely hold the same table.
 // Origins with no records and no history are left out, so an agent that
