@@ -67,8 +67,9 @@ func (t *Table) Forget(origin string) {
 }
 
 func (t *Table) dropLocked(origin string, st *originState) {
-	for _, e := range st.live {
+	for k, e := range st.live {
 		t.views.unlink(e.rec)
+		t.changed(k)
 	}
 	delete(t.origins, origin)
 	if len(st.live) > 0 {

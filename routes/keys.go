@@ -12,6 +12,7 @@ import (
 //	queue/{brokerName}/{topic}                a topic's queue data on a broker
 //	url/{interface}/{category}/{url}          a Dubbo-style service URL
 //	kv/{namespace}/{key}                      a RocketMQ KV config entry (a rule)
+//	znode{path}[\x00{part}]                   a ZooKeeper node that is not a Dubbo URL
 //
 // Components are joined verbatim: names are validated by the agent not to
 // contain '/', and the URL, which may, is always the last component.
@@ -20,6 +21,7 @@ const (
 	queuePrefix  = "queue/"
 	urlPrefix    = "url/"
 	kvPrefix     = "kv/"
+	znodePrefix  = "znode"
 )
 
 // KVKey is the key of one KV config entry.
@@ -65,6 +67,7 @@ type Record struct {
 	Queue  *Queue  `json:"q,omitempty"`
 	URL    *URL    `json:"u,omitempty"`
 	KV     *KV     `json:"v,omitempty"`
+	Znode  *Znode  `json:"z,omitempty"`
 }
 
 // KV is a RocketMQ NameServer config entry (PUT_KV_CONFIG). KV entries are
@@ -108,7 +111,7 @@ type URL struct {
 // not exactly one field set.
 func (r Record) Key() string {
 	n := 0
-	for _, set := range []bool{r.Broker != nil, r.Queue != nil, r.URL != nil, r.KV != nil} {
+	for _, set := range []bool{r.Broker != nil, r.Queue != nil, r.URL != nil, r.KV != nil, r.Znode != nil} {
 		if set {
 			n++
 		}
@@ -122,6 +125,8 @@ func (r Record) Key() string {
 		return QueueKey(r.Queue.BrokerName, r.Queue.Topic)
 	case r.URL != nil:
 		return URLKey(r.URL.Interface, r.URL.Category, r.URL.URL)
+	case r.Znode != nil:
+		return ZnodeKey(r.Znode.Path, r.Znode.Part)
 	default:
 		return KVKey(r.KV.Namespace, r.KV.Key)
 	}
@@ -137,6 +142,8 @@ func (r Record) equal(o Record) bool {
 		return o.URL != nil && *r.URL == *o.URL
 	case r.KV != nil:
 		return o.KV != nil && *r.KV == *o.KV
+	case r.Znode != nil:
+		return o.Znode != nil && r.Znode.equal(*o.Znode)
 	}
 	return false
 }
@@ -156,6 +163,10 @@ func (r Record) clone() Record {
 	case r.KV != nil:
 		kv := *r.KV
 		return Record{KV: &kv}
+	case r.Znode != nil:
+		z := *r.Znode
+		z.Data = append([]byte(nil), z.Data...)
+		return Record{Znode: &z}
 	}
 	return Record{}
 }
@@ -173,6 +184,8 @@ func (r Record) valid() bool {
 		return component(r.Queue.Topic) && component(r.Queue.BrokerName)
 	case r.KV != nil:
 		return component(r.KV.Namespace) && r.KV.Key != ""
+	case r.Znode != nil:
+		return r.Znode.valid()
 	default:
 		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != ""
 	}

@@ -11,8 +11,8 @@ package routes
 //     map key, instead of separate copies decoded from the wire.
 //   - The view indexes are keyed by that same pointer (see views.go).
 
-// stored is a live record as the table keeps it: a *Broker, *Queue, *URL
-// or *KV that the table owns and never changes.
+// stored is a live record as the table keeps it: a *Broker, *Queue, *URL,
+// *KV or *Znode that the table owns and never changes.
 type stored struct{ p any }
 
 // store copies r (valid, with key as its key) into table-owned memory whose
@@ -44,6 +44,13 @@ func store(key string, r Record) stored {
 		kv.Namespace = within(key, kv.Namespace, len(kvPrefix))
 		kv.Key = within(key, kv.Key, len(kvPrefix)+len(kv.Namespace)+1)
 		return stored{&kv}
+	case r.Znode != nil:
+		z := *r.Znode
+		z.Data = append([]byte(nil), z.Data...)
+		if r.Znode.Data == nil {
+			z.Data = nil
+		}
+		return stored{&z}
 	}
 	return stored{}
 }
@@ -69,6 +76,8 @@ func (s stored) record() Record {
 		return Record{URL: p}
 	case *KV:
 		return Record{KV: p}
+	case *Znode:
+		return Record{Znode: p}
 	}
 	return Record{}
 }

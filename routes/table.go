@@ -96,6 +96,9 @@ type Table struct {
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
+	// onChange hears the key of every record that appears, changes or
+	// goes (OnChange).
+	onChange []func(key string)
 }
 
 // NewTable returns an empty table for the agent named local, whose own
@@ -270,8 +273,9 @@ func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originS
 		res.Stale += n
 		return nil
 	case inc > st.inc:
-		for _, e := range st.live {
+		for k, e := range st.live {
 			t.views.unlink(e.rec)
+			t.changed(k)
 		}
 		if len(st.live) > 0 {
 			t.watch.bump()
@@ -332,6 +336,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 		st.hash ^= pairHash(op.Key, old.writer, old.seq)
 		t.views.unlink(old.rec)
 		delete(st.live, op.Key)
+		t.changed(op.Key)
 	}
 	delete(st.tombs, op.Key)
 	if op.Rec != nil {
@@ -339,6 +344,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 		st.live[op.Key] = entry{seq: op.Seq, writer: op.Writer, rec: rec}
 		st.hash ^= pairHash(op.Key, op.Writer, op.Seq)
 		t.views.link(origin, rec)
+		t.changed(op.Key)
 	} else {
 		st.tombs[op.Key] = tomb{seq: op.Seq, writer: op.Writer, at: t.now()}
 		// Rules' tombstones are collected by age (CollectRuleTombstones):

@@ -1,0 +1,135 @@
+package routes
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Znode is a ZooKeeper node that is not a Dubbo URL (those are URL records):
+// config-center entries, metadata, application instances, directories. The
+// Stat fields every agent must show alike travel with it; the zxids do not,
+// each agent keeps its own (see package agent/zookeeper).
+//
+// A persistent znode is a rule (RulesOrigin); an ephemeral one is a record
+// of the agent holding its session, Owner naming that session.
+type Znode struct {
+	Path string `json:"p"`
+	// Part splits one node into per-writer records merged on read, for
+	// paths whose value is a set (Dubbo's service-name mapping): each agent
+	// writes its own part, so concurrent writers never overwrite each other.
+	Part    string `json:"w,omitempty"`
+	Data    []byte `json:"d,omitempty"`
+	Version int32  `json:"v,omitempty"`
+	Ctime   int64  `json:"c,omitempty"`
+	Mtime   int64  `json:"m,omitempty"`
+	Owner   int64  `json:"e,omitempty"`
+}
+
+// MaxZnodePath bounds a znode path (ZooKeeper has no limit but its 1 MiB
+// packets; Dubbo's longest, URL leaves, are a few KB).
+const MaxZnodePath = 32 << 10
+
+// ZnodeKey is the key of a znode record; part is "" but for set-merged
+// paths. NUL cannot occur in a ZooKeeper path, so it separates the part.
+func ZnodeKey(path, part string) string {
+	if part == "" {
+		return znodePrefix + path
+	}
+	return znodePrefix + path + "\x00" + part
+}
+
+// ZnodePartsPrefix selects every part of one set-merged znode.
+func ZnodePartsPrefix(path string) string { return znodePrefix + path + "\x00" }
+
+// ZnodePrefix selects every znode record.
+const ZnodePrefix = znodePrefix
+
+// ZnodePathOfKey is the path of a znode record's key.
+func ZnodePathOfKey(key string) (string, bool) {
+	if !strings.HasPrefix(key, znodePrefix+"/") {
+		return "", false
+	}
+	p := key[len(znodePrefix):]
+	if i := strings.IndexByte(p, 0); i >= 0 {
+		p = p[:i]
+	}
+	return p, true
+}
+
+func (z Znode) equal(o Znode) bool {
+	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && z.Version == o.Version &&
+		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner
+}
+
+func (z Znode) valid() bool {
+	return strings.HasPrefix(z.Path, "/") && len(z.Path) <= MaxZnodePath &&
+		!strings.ContainsRune(z.Path, 0) && !strings.ContainsRune(z.Part, 0) && len(z.Part) <= 256
+}
+
+// Held is one origin's record under a key.
+type Held struct {
+	Origin string
+	Rec    Record
+}
+
+// Holders returns every origin's live record under key: one key can be
+// held by several agents (the same URL registered on two of them) and by
+// the rules.
+func (t *Table) Holders(key string) []Held {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []Held
+	for o, st := range t.origins {
+		if e, ok := st.live[key]; ok {
+			out = append(out, Held{Origin: o, Rec: e.rec.clone()})
+		}
+	}
+	return out
+}
+
+// RulesWithPrefix returns the live rules whose key starts with prefix.
+func (t *Table) RulesWithPrefix(prefix string) []Held {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []Held
+	for k, e := range t.origins[RulesOrigin].live {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, Held{Origin: RulesOrigin, Rec: e.rec.clone()})
+		}
+	}
+	return out
+}
+
+// Keys lists the distinct live keys of every origin under prefix, in no
+// order.
+func (t *Table) Keys(prefix string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range t.origins {
+		for k := range st.live {
+			if strings.HasPrefix(k, prefix) && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// OnChange registers fn to be told the key of every record that appears,
+// changes or goes, from any origin. fn runs with the table locked: it must
+// only note the key (and wake a goroutine), never call back into the table.
+func (t *Table) OnChange(fn func(key string)) {
+	t.mu.Lock()
+	t.onChange = append(t.onChange, fn)
+	t.mu.Unlock()
+}
+
+// changed tells the OnChange listeners about key. t.mu held.
+func (t *Table) changed(key string) {
+	for _, fn := range t.onChange {
+		fn(key)
+	}
+}
