@@ -1,0 +1,80 @@
+// Package zookeeper serves the ZooKeeper client protocol on top of a
+// namecast agent, so unmodified Dubbo applications (Java on Curator,
+// dubbo-go, anything on go-zookeeper or kazoo) configured with
+// zookeeper://127.0.0.1:2181 register, subscribe and are notified through
+// their local agent, with no ZooKeeper ensemble anywhere. The wire codec is
+// package zkwire; the protocol facts are /shared/protocols/zookeeper-wire.md.
+//
+// # One registry
+//
+// The znode tree is a view of the agent's route table, not a second store:
+//
+//   - A Dubbo URL leaf, /dubbo/{URL.encode(interface)}/{category}/{URL.encode(url)},
+//     is the URL record routes.URLKey(interface, category, url): a provider
+//     registered over ZooKeeper is listed by GET /v1/services and the Go
+//     client, and one registered over HTTP is a child znode here. Its name
+//     is the canonical URL (parameters sorted), so a client's spelling
+//     resolves to the one node. Its data is not kept (Dubbo writes the
+//     registrant's IP and never reads it); setData on it is refused.
+//   - Every other path is a routes.Znode record carrying data, version,
+//     ctime, mtime and the ephemeral owner.
+//   - Ephemeral znodes are this agent's records: withdrawn everywhere when
+//     their session ends or the agent dies or leaves. Persistent (and
+//     container) znodes, including dynamic=false URLs, config-center,
+//     metadata and mapping nodes, are cluster rules: they outlive their
+//     writer and, with --data-dir, every restart.
+//   - A path with descendants exists implicitly (empty data, version 0),
+//     so trees stay valid whatever order gossip delivers records in.
+//   - /dubbo/mapping/{interface} is merged as a set: each agent writes its
+//     own part, readers see the sorted union of the comma-separated names
+//     and the highest version, so concurrent first exports on different
+//     agents never lose an application name.
+//   - /, /zookeeper, /zookeeper/quota and an empty /zookeeper/config exist
+//     as on a standalone server; writes under /zookeeper are refused.
+//
+// The server keeps a tree mirroring the table. The table's OnChange hook
+// marks changed keys; local writes refresh their path before replying and a
+// goroutine refreshes paths changed by gossip, each path once however many
+// records changed. Each refresh assigns zxids from a local clock
+// (max(zxid+1, unix µs)) and fires watches in the same critical section,
+// so a notification is always queued before any reply that shows its
+// change.
+//
+// # Sessions
+//
+// Sessions live on one agent. closeSession withdraws its ephemeral znodes
+// at once. A connection that closes without closeSession (the process on
+// this host died) keeps its session for min(negotiated timeout, grace),
+// default 5 s, during which the client may re-attach with its id and
+// password; then its znodes go. A silent connection expires after its
+// timeout. Timeouts are clamped to [4 s, 40 s] as ZooKeeper's defaults do.
+// A new connection is not answered until the agent has synced with its
+// cluster (bounded), so check=true consumers do not start on an empty view.
+//
+// A delete of an ephemeral znode is seen here at once but reaches other
+// agents only after a short hold (DeleteHold); a re-create of the same path
+// within it (curator-x-discovery and dubbo-go delete and re-create on every
+// reconnect) cancels it, so other agents never see a gap.
+//
+// # Watches
+//
+// One-shot data, exist and child watches, setWatches/setWatches2 with
+// catch-up events on re-attach, persistent and persistent-recursive
+// addWatch; all fire once per change, with state SyncConnected, for local
+// changes and for changes arriving by gossip alike.
+//
+// # What it cannot promise (deviations from ZooKeeper)
+//
+//   - No global order: CAS (setData/delete with a version) is checked
+//     against this agent's view; two agents can both accept one, and the
+//     last writer wins (mappings merge instead).
+//   - Sessions do not move between agents: another agent answers a known
+//     session id with "expired", and clients re-register.
+//   - A crashed client's znodes go after the grace, not the session timeout.
+//   - Sequential creates, multi, TTL nodes, reconfig, SASL, ACL reads and
+//     writes answer UNIMPLEMENTED; ACLs and auth are accepted, not enforced.
+//   - cversion is a hash of the child names (equal views, equal numbers),
+//     zxids are per agent, and a node held only by another agent's
+//     ephemeral session cannot be deleted or changed from here.
+//   - Unknown opcodes answer UNIMPLEMENTED and keep the connection open.
+package zookeeper

@@ -1,0 +1,176 @@
+package zookeeper
+
+import (
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/routes"
+)
+
+// holdersAt lists the table records behind tree path p, with their keys.
+func (s *Server) holdersAt(p string) (keys []string, held []routes.Held) {
+	if u, _, ok := urlOfPath(p); ok {
+		k := routes.URLKey(u.Interface, u.Category, u.URL)
+		for _, h := range s.visible(k, s.table.Holders(k)) {
+			keys, held = append(keys, k), append(held, h)
+		}
+		return keys, held
+	}
+	k := routes.ZnodeKey(p, "")
+	for _, h := range s.visible(k, s.table.Holders(k)) {
+		keys, held = append(keys, k), append(held, h)
+	}
+	if isSetPath(p) {
+		for _, h := range s.table.RulesWithPrefix(routes.ZnodePartsPrefix(p)) {
+			keys, held = append(keys, h.Rec.Key()), append(held, h)
+		}
+	}
+	return keys, held
+}
+
+// delete answers delete. Rules (persistent znodes) are deleted
+// cluster-wide at once; this agent's ephemeral records vanish here at once
+// and elsewhere after DeleteHold unless re-created first. A node held only
+// by other agents' ephemeral records cannot be deleted from here.
+func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
+	if !validPath(r.Path) || r.Path == "/" || reserved(r.Path) {
+		return fail(zkwire.ErrBadArguments)
+	}
+	p := canonical(r.Path)
+	n := s.tree.nodes[p]
+	switch {
+	case n == nil:
+		return fail(zkwire.ErrNoNode)
+	case r.Version != -1 && r.Version != n.version:
+		return fail(zkwire.ErrBadVersion)
+	case len(n.children) > 0:
+		return fail(zkwire.ErrNotEmpty)
+	}
+	keys, held := s.holdersAt(p)
+	var rules, local []string
+	var others []string
+	for i, h := range held {
+		switch h.Origin {
+		case routes.RulesOrigin:
+			rules = append(rules, keys[i])
+		case s.local:
+			local = append(local, keys[i])
+		default:
+			others = append(others, h.Origin)
+		}
+	}
+	if len(rules) == 0 && len(local) == 0 {
+		s.log.Warn("delete refused: the znode is an ephemeral node of another agent's session; delete it through that agent",
+			"path", r.Path, "agents", others, "remote", c.remote)
+		return fail(zkwire.ErrBadArguments)
+	}
+	for _, k := range local {
+		if sid := s.owners[k]; sid != 0 {
+			if ss := s.sessions[sid]; ss != nil {
+				delete(ss.keys, k)
+			}
+			delete(s.owners, k)
+		}
+		s.holdDelete(k)
+	}
+	if len(rules) > 0 {
+		s.mu.Unlock()
+		s.reg.ApplyRules(nil, rules)
+		s.mu.Lock()
+	}
+	s.syncDirtyLocked()
+	s.refresh(p)
+	c.reply(xid, zkwire.ErrOK, nil)
+	return zkwire.ErrOK
+}
+
+// holdDelete hides our record at key from this agent's view now and
+// withdraws it from the table after DeleteHold, unless a create re-adds it
+// first. s.mu and s.writeMu held.
+func (s *Server) holdDelete(key string) {
+	if h := s.hidden[key]; h != nil {
+		h.timer.Stop()
+	}
+	h := &heldDelete{}
+	h.timer = time.AfterFunc(s.cfg.DeleteHold, func() { s.releaseDelete(key, h) })
+	s.hidden[key] = h
+}
+
+// heldDelete is one delete waiting out DeleteHold; its identity tells the
+// timer whether it is still the current one.
+type heldDelete struct{ timer *time.Timer }
+
+func (s *Server) releaseDelete(key string, t *heldDelete) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	if s.hidden[key] != t || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.hidden, key)
+	s.mu.Unlock()
+	s.reg.Apply(nil, []string{key})
+	s.syncDirty()
+}
+
+// setData answers setData. The version check runs against this agent's
+// view; across agents the last writer wins (spec §5.3), except on
+// service-name mappings, whose writers' sets are merged.
+func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
+	if !validPath(r.Path) || reserved(r.Path) {
+		return fail(zkwire.ErrBadArguments)
+	}
+	p := canonical(r.Path)
+	n := s.tree.nodes[p]
+	switch {
+	case n == nil:
+		return fail(zkwire.ErrNoNode)
+	case r.Version != -1 && r.Version != n.version:
+		return fail(zkwire.ErrBadVersion)
+	case n.url || p == "/":
+		s.log.Warn("setData refused: a Dubbo URL znode is a registration, its data is not kept", "path", r.Path, "remote", c.remote)
+		return fail(zkwire.ErrBadArguments)
+	}
+	_, held := s.holdersAt(p)
+	ephemeral, ours := false, true
+	var owner *session
+	if n.explicit && !n.persisted && !isSetPath(p) {
+		ephemeral = true
+		ours = len(held) > 0 && pick(held, s.local).Origin == s.local
+		owner = s.sessions[n.owner]
+	}
+	if !ours {
+		s.log.Warn("setData refused: the znode is an ephemeral node of another agent's session", "path", r.Path, "remote", c.remote)
+		return fail(zkwire.ErrBadArguments)
+	}
+	rec := s.recordFor(p, r.Data, n.version+1, n.ctime, ephemeral, owner)
+	if ephemeral && owner == nil {
+		rec.Znode.Owner = n.owner
+	}
+	s.mu.Unlock()
+	if ephemeral {
+		s.reg.Apply([]routes.Record{rec}, nil)
+	} else {
+		s.reg.ApplyRules([]routes.Record{rec}, nil)
+	}
+	s.mu.Lock()
+	s.syncDirtyLocked()
+	s.refresh(p)
+	if n = s.tree.nodes[p]; n == nil {
+		return fail(zkwire.ErrNoNode)
+	}
+	st := n.stat()
+	c.reply(xid, zkwire.ErrOK, &st)
+	return zkwire.ErrOK
+}

@@ -1,0 +1,118 @@
+package zookeeper
+
+import (
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/routes"
+)
+
+// create answers create, create2 and createContainer (check order of
+// ZooKeeper's PrepRequestProcessor: flags, path, ACL, parent, existence,
+// ephemeral parent).
+func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest) int32 {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fail := func(code int32) int32 { c.reply(h.Xid, code, nil); return code }
+	flags := r.Flags
+	if h.Type == zkwire.OpCreateContainer {
+		flags = zkwire.FlagContainer
+	}
+	switch flags {
+	case zkwire.FlagPersistent, zkwire.FlagEphemeral, zkwire.FlagContainer:
+	case zkwire.FlagPersistentSequential, zkwire.FlagEphemeralSequential:
+		if ss := c.sess; ss != nil && !ss.warned[r.Path] {
+			if ss.warned == nil {
+				ss.warned = map[string]bool{}
+			}
+			ss.warned[r.Path] = true
+			s.log.Warn("sequential create refused (UNIMPLEMENTED): without consensus an agent cannot mint cluster-unique ordered names",
+				"path", r.Path, "session", hexID(ss.id), "remote", c.remote)
+		}
+		return fail(zkwire.ErrUnimplemented)
+	case zkwire.FlagPersistentTTL, zkwire.FlagPersistentSeqTTL:
+		return fail(zkwire.ErrUnimplemented)
+	default:
+		return fail(zkwire.ErrBadArguments)
+	}
+	if !validPath(r.Path) || reserved(r.Path) {
+		return fail(zkwire.ErrBadArguments)
+	}
+	if len(r.ACL) == 0 {
+		return fail(zkwire.ErrInvalidACL)
+	}
+	p := canonical(r.Path)
+	if p == "/" {
+		return fail(zkwire.ErrNodeExists)
+	}
+	parent := s.tree.nodes[parentOf(p)]
+	switch {
+	case parent == nil:
+		return fail(zkwire.ErrNoNode)
+	case s.tree.nodes[p] != nil:
+		return fail(zkwire.ErrNodeExists)
+	case parent.owner != 0:
+		return fail(zkwire.ErrNoChildrenForEphemerals)
+	}
+	ephemeral := flags == zkwire.FlagEphemeral
+	if ephemeral && c.sess == nil {
+		return fail(zkwire.ErrSessionExpired)
+	}
+	rec := s.recordFor(p, r.Data, 0, 0, ephemeral, c.sess)
+	key := rec.Key()
+	if h := s.hidden[key]; h != nil && ephemeral {
+		// Re-created while its delete was held: the other agents never
+		// see the gap (or see one update if the content changed).
+		h.timer.Stop()
+		delete(s.hidden, key)
+	}
+	if ephemeral && c.sess != nil {
+		s.owners[key] = c.sess.id
+		c.sess.keys[key] = struct{}{}
+	}
+	s.mu.Unlock()
+	if ephemeral {
+		s.reg.Apply([]routes.Record{rec}, nil)
+	} else {
+		s.reg.ApplyRules([]routes.Record{rec}, nil)
+	}
+	s.mu.Lock()
+	s.syncDirtyLocked()
+	s.refresh(p)
+	n := s.tree.nodes[p]
+	if n == nil {
+		// A concurrent remote delete won; report what a client would see.
+		return fail(zkwire.ErrNoNode)
+	}
+	if h.Type == zkwire.OpCreate {
+		c.reply(h.Xid, zkwire.ErrOK, &zkwire.PathOnly{Path: r.Path})
+	} else {
+		c.reply(h.Xid, zkwire.ErrOK, &zkwire.Create2Response{Path: r.Path, Stat: n.stat()})
+	}
+	return zkwire.ErrOK
+}
+
+// recordFor builds the record of a znode at tree path p: the URL record
+// for a Dubbo URL leaf (whose data is not kept), else a Znode. s.mu held.
+func (s *Server) recordFor(p string, data []byte, version int32, ctime int64, ephemeral bool, ss *session) routes.Record {
+	if u, _, ok := urlOfPath(p); ok {
+		return routes.Record{URL: &u}
+	}
+	now := time.Now().UnixMilli()
+	if ctime == 0 {
+		ctime = now
+	}
+	z := &routes.Znode{Path: p, Data: append([]byte(nil), data...), Version: version, Ctime: ctime, Mtime: now}
+	if data == nil {
+		z.Data = nil
+	}
+	if ephemeral && ss != nil {
+		z.Owner = ss.id
+	}
+	if isSetPath(p) && !ephemeral {
+		z.Part = s.local
+	}
+	return routes.Record{Znode: z}
+}

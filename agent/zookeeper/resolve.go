@@ -1,0 +1,120 @@
+package zookeeper
+
+import (
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// resolve reads what the table holds at path p. Local records whose delete
+// is being held (DeleteHold) are already gone from this agent's view. s.mu
+// held.
+func (s *Server) resolve(p string) content {
+	if rec, _, ok := urlOfPath(p); ok {
+		return s.resolveURL(routes.URLKey(rec.Interface, rec.Category, rec.URL))
+	}
+	held := s.visible(routes.ZnodeKey(p, ""), s.table.Holders(routes.ZnodeKey(p, "")))
+	if isSetPath(p) {
+		held = append(held, s.table.RulesWithPrefix(routes.ZnodePartsPrefix(p))...)
+	}
+	if len(held) == 0 {
+		return content{}
+	}
+	if isSetPath(p) && len(held) > 1 {
+		return mergeSet(held)
+	}
+	h := pick(held, s.local)
+	z := h.Rec.Znode
+	return content{explicit: true, data: z.Data, version: z.Version, ctime: z.Ctime, mtime: z.Mtime,
+		owner: z.Owner, persisted: h.Origin == routes.RulesOrigin}
+}
+
+func (s *Server) resolveURL(key string) content {
+	held := s.visible(key, s.table.Holders(key))
+	if len(held) == 0 {
+		return content{}
+	}
+	c := content{explicit: true, url: true, data: []byte{}}
+	h := pick(held, s.local)
+	switch {
+	case h.Origin == routes.RulesOrigin:
+		c.persisted = true
+	case h.Origin == s.local && s.owners[key] != 0:
+		c.owner = s.owners[key]
+	default:
+		c.owner = originOwner(h.Origin)
+	}
+	return c
+}
+
+// visible drops our own record at key while its delete is held.
+func (s *Server) visible(key string, held []routes.Held) []routes.Held {
+	if _, hid := s.hidden[key]; !hid {
+		return held
+	}
+	out := held[:0]
+	for _, h := range held {
+		if h.Origin != s.local {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// pick chooses the record a path shows when several hold it: the rule,
+// then our own, then the first origin by name, so every agent that holds
+// the same records shows the same one.
+func pick(held []routes.Held, local string) routes.Held {
+	rank := func(h routes.Held) int {
+		switch h.Origin {
+		case routes.RulesOrigin:
+			return 0
+		case local:
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(held, func(i, j int) bool {
+		ri, rj := rank(held[i]), rank(held[j])
+		return ri < rj || ri == rj && held[i].Origin < held[j].Origin
+	})
+	return held[0]
+}
+
+// mergeSet merges the parts of a service-name mapping: the union of their
+// comma-separated names, sorted, with the highest version (spec §5.3).
+func mergeSet(held []routes.Held) content {
+	names := map[string]bool{}
+	c := content{explicit: true, persisted: true}
+	for _, h := range held {
+		z := h.Rec.Znode
+		for _, n := range strings.Split(string(z.Data), ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names[n] = true
+			}
+		}
+		c.version = max(c.version, z.Version)
+		c.mtime = max(c.mtime, z.Mtime)
+		if c.ctime == 0 || z.Ctime < c.ctime {
+			c.ctime = z.Ctime
+		}
+	}
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	c.data = []byte(strings.Join(list, ","))
+	return c
+}
+
+// originOwner is the ephemeralOwner shown for a URL record of another agent
+// (or one registered over HTTP): a stable non-zero id derived from the
+// agent's name, with the top byte clear as ZooKeeper's session ids have.
+func originOwner(origin string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(origin))
+	return int64(h.Sum64()&0x00ffffffffffffff) | 1
+}

@@ -1,0 +1,284 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// Registry is what the Server needs from its agent. *agent.Agent implements
+// it; tests use a fake over a routes.Table.
+type Registry interface {
+	// Apply changes this agent's own records (ephemeral znodes) and gossips
+	// the change.
+	Apply(puts []routes.Record, deletes []string) bool
+	// ApplyRules changes cluster-scoped records (persistent znodes).
+	ApplyRules(puts []routes.Record, deletes []string) bool
+	// Table is the replicated table: Holders, Keys, OnChange.
+	Table() *routes.Table
+	// Ready reports whether the first sync with the cluster is done.
+	Ready() bool
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultGrace             = 5 * time.Second
+	DefaultMinSessionTimeout = 4 * time.Second  // 2 × Debian's tickTime
+	DefaultMaxSessionTimeout = 40 * time.Second // 20 × tickTime
+	DefaultDeleteHold        = 250 * time.Millisecond
+	DefaultReadyWait         = 30 * time.Second
+	DefaultMaxSessions       = 10000
+	DefaultMaxWatches        = 1000000
+	DefaultWriteTimeout      = 10 * time.Second
+)
+
+// Config configures a Server. Zero fields take the defaults above.
+type Config struct {
+	// Addr is the TCP address to listen on; port 0 picks a free port.
+	Addr string
+	// Grace bounds how long a session whose connection closed without
+	// closeSession lives on (the client process most likely died; a live
+	// one reconnects within it). Shorter than the session timeout, so a
+	// crashed provider disappears in seconds.
+	Grace time.Duration
+	// MinSessionTimeout and MaxSessionTimeout clamp what clients ask for,
+	// as ZooKeeper's 2 and 20 ticks do.
+	MinSessionTimeout, MaxSessionTimeout time.Duration
+	// DeleteHold delays gossiping the delete of an ephemeral znode, so a
+	// delete and re-create of the same path (curator-x-discovery and
+	// dubbo-go do it on every reconnect) reaches other agents as one update
+	// instead of a disappearance. Locally the delete is seen at once.
+	DeleteHold time.Duration
+	// ReadyWait bounds how long a new connection waits for the agent's
+	// first sync before it is answered anyway.
+	ReadyWait time.Duration
+	// MaxSessions and MaxWatches bound this agent's sessions and armed
+	// watches; past them connections and watch requests are refused with a
+	// log line naming the limit.
+	MaxSessions, MaxWatches int
+	// WriteTimeout bounds one write to a client.
+	WriteTimeout time.Duration
+	// Registry is the agent: required.
+	Registry Registry
+	// Logger gets structured logs with component=zookeeper; nil discards.
+	Logger *slog.Logger
+	// Metrics receives counters and gauges; nil disables them.
+	Metrics *metrics.Metrics
+}
+
+func (c *Config) setDefaults() error {
+	if c.Registry == nil {
+		return errors.New("zookeeper: Config.Registry is required (pass the agent)")
+	}
+	if c.Addr == "" {
+		return errors.New("zookeeper: Config.Addr is empty; use host:port, e.g. 127.0.0.1:2181")
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.Grace, DefaultGrace}, {&c.MinSessionTimeout, DefaultMinSessionTimeout},
+		{&c.MaxSessionTimeout, DefaultMaxSessionTimeout}, {&c.DeleteHold, DefaultDeleteHold},
+		{&c.ReadyWait, DefaultReadyWait}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxSessionTimeout < c.MinSessionTimeout {
+		return fmt.Errorf("zookeeper: MaxSessionTimeout %v is below MinSessionTimeout %v", c.MaxSessionTimeout, c.MinSessionTimeout)
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxWatches <= 0 {
+		c.MaxWatches = DefaultMaxWatches
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Server is a ZooKeeper endpoint backed by a namecast agent.
+type Server struct {
+	cfg   Config
+	reg   Registry
+	table *routes.Table
+	local string // this agent's origin name
+	log   *slog.Logger
+
+	ln     net.Listener
+	ctx    context.Context // done at Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// writeMu serialises local writes, so a write's checks, its change to
+	// the table and the refresh of the tree are one step for other writers.
+	writeMu sync.Mutex
+
+	// mu guards the tree, the watches, the sessions and the connections.
+	// Notifications are queued under it, so a reply built under it after a
+	// change always follows that change's notifications.
+	mu       sync.Mutex
+	tree     tree
+	watches  watchTable
+	sessions map[int64]*session
+	owners   map[string]int64       // ephemeral record key -> owning local session
+	hidden   map[string]*heldDelete // local deletes not yet gossiped (DeleteHold)
+	conns    map[*conn]struct{}
+	zxid     int64
+	closed   bool
+
+	dirty dirtySet
+	stats stats
+}
+
+// NewServer checks cfg. It starts nothing.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		cfg: cfg, reg: cfg.Registry, table: cfg.Registry.Table(),
+		log: cfg.Logger.With("component", "zookeeper"),
+		ctx: ctx, cancel: cancel,
+		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
+		conns: map[*conn]struct{}{},
+	}
+	s.local = s.table.Local()
+	s.watches.init()
+	s.dirty.init()
+	s.stats.init()
+	return s, nil
+}
+
+// Start binds the listener, loads the tree from the table and starts
+// serving.
+func (s *Server) Start() error {
+	if s.ln != nil {
+		return errors.New("zookeeper: server already started")
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("ZooKeeper port %s: %w (a ZooKeeper server or another agent may hold it; pick another address with --zookeeper HOST:PORT, or turn the door off with --zookeeper off)", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	s.table.OnChange(s.dirty.add)
+	s.mu.Lock()
+	s.tree.init(s.nextZxid())
+	for _, k := range s.table.Keys("") {
+		s.dirty.add(k)
+	}
+	s.mu.Unlock()
+	s.syncDirty()
+	s.goOwned(s.acceptLoop)
+	s.goOwned(s.syncLoop)
+	s.goOwned(s.housekeepingLoop)
+	s.log.Info("ZooKeeper protocol listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the bound address (with the real port), or "" before Start.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Close stops accepting, closes every connection and waits for every
+// goroutine. Sessions end without withdrawing their ephemeral znodes one by
+// one: the agent is going away, and its records go with it.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, h := range s.hidden {
+		h.timer.Stop()
+	}
+	for _, ss := range s.sessions {
+		ss.stopTimer()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	var err error
+	if s.ln != nil {
+		err = s.ln.Close()
+	}
+	for _, c := range conns {
+		c.close()
+	}
+	s.wg.Wait()
+	return err
+}
+
+// goOwned runs f on a goroutine Close waits for.
+func (s *Server) goOwned(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+func (s *Server) acceptLoop() {
+	var backoff time.Duration
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed; retrying", "err", err, "in", backoff)
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		c := newConn(s, nc)
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(2)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			c.writeLoop()
+		}()
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+		}()
+	}
+}
+
+// nextZxid advances the local zxid clock: strictly increasing, and
+// starting from wall-clock microseconds so a restarted agent issues larger
+// zxids than its previous run (spec §7.3). s.mu held.
+func (s *Server) nextZxid() int64 {
+	s.zxid = max(s.zxid+1, time.Now().UnixMicro())
+	return s.zxid
+}

@@ -1,0 +1,158 @@
+package zookeeper
+
+import (
+	"encoding/binary"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+)
+
+// The reply carries the readOnly byte iff the request did (spec §1.4).
+func TestHandshakeEchoesReadOnly(t *testing.T) {
+	s, _ := startServer(t)
+	for _, ro := range []bool{false, true} {
+		r := dialRaw(t, s)
+		resp := r.handshake(ro)
+		if resp.HasReadOnly != ro || resp.SessionID == 0 || resp.TimeOut != 5000 || len(resp.Passwd) != 16 {
+			t.Fatalf("readOnly %v: %+v", ro, resp)
+		}
+	}
+}
+
+// An unknown session gets the expired form (timeout 0, id 0) and the
+// socket closes.
+func TestUnknownSessionExpired(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.send(func(e *zkwire.Encoder) {
+		(&zkwire.ConnectRequest{TimeOut: 5000, SessionID: 42, Passwd: make([]byte, 16), HasReadOnly: true}).Encode(e)
+	})
+	var resp zkwire.ConnectResponse
+	if err := zkwire.Unmarshal(r.recv(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.TimeOut != 0 || resp.SessionID != 0 || !resp.HasReadOnly {
+		t.Fatalf("expired form %+v", resp)
+	}
+	if _, err := r.br.ReadByte(); err != io.EOF {
+		t.Fatalf("socket still open after the expired form: %v", err)
+	}
+}
+
+// Unknown opcodes answer UNIMPLEMENTED and the connection keeps working;
+// malformed records answer MARSHALLINGERROR.
+func TestUnknownOpcodeAndMalformedRecord(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	for _, op := range []int32{zkwire.OpMulti, zkwire.OpCreateTTL, 4242} {
+		if h, _, _ := r.call(1, op, nil); h.Err != zkwire.ErrUnimplemented {
+			t.Fatalf("op %d: err %d", op, h.Err)
+		}
+	}
+	r.send(func(e *zkwire.Encoder) {
+		(&zkwire.RequestHeader{Xid: 2, Type: zkwire.OpGetData}).Encode(e)
+		e.Int(1 << 20)
+	})
+	d := zkwire.NewDecoder(r.recv())
+	var h zkwire.ReplyHeader
+	h.Decode(d)
+	if h.Xid != 2 || h.Err != zkwire.ErrMarshalling {
+		t.Fatalf("malformed getData: %+v", h)
+	}
+	if h, _, _ := r.call(zkwire.XidPing, zkwire.OpPing, nil); h.Err != 0 || h.Zxid <= 0 {
+		t.Fatalf("ping after errors: %+v", h)
+	}
+}
+
+// A frame announcing more than jute.maxbuffer closes the connection
+// before anything is allocated for it.
+func TestOversizedFrameCloses(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], zkwire.MaxPacket+1)
+	r.nc.Write(b[:])
+	if _, err := r.br.ReadByte(); err != io.EOF {
+		t.Fatalf("connection still open: %v", err)
+	}
+}
+
+// Pipelined requests are answered in request order.
+func TestPipelinedRepliesInOrder(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	var frames []byte
+	for i := int32(1); i <= 100; i++ {
+		frames = zkwire.AppendPacket(frames, func(e *zkwire.Encoder) {
+			switch i % 3 {
+			case 0:
+				(&zkwire.RequestHeader{Xid: i, Type: zkwire.OpExists}).Encode(e)
+				(&zkwire.PathWatch{Path: "/zookeeper"}).Encode(e)
+			case 1:
+				(&zkwire.RequestHeader{Xid: i, Type: zkwire.OpCreate}).Encode(e)
+				(&zkwire.CreateRequest{Path: "/p" + string(rune('a'+i%26)), ACL: openACL}).Encode(e)
+			default:
+				(&zkwire.RequestHeader{Xid: i, Type: zkwire.OpGetChildren}).Encode(e)
+				(&zkwire.PathWatch{Path: "/"}).Encode(e)
+			}
+		})
+	}
+	r.nc.Write(frames)
+	for i := int32(1); i <= 100; i++ {
+		d := zkwire.NewDecoder(r.recv())
+		var h zkwire.ReplyHeader
+		h.Decode(d)
+		if h.Xid != i {
+			t.Fatalf("reply %d has xid %d", i, h.Xid)
+		}
+	}
+}
+
+// addWatch's reply has the 4-byte ErrorResponse body Java insists on.
+func TestAddWatchReplyBody(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	_, d, _ := r.call(7, zkwire.OpAddWatch, &zkwire.PathMode{Path: "/services/demo", Mode: zkwire.AddWatchPersistentRecursive})
+	if d.Remaining() != 4 {
+		t.Fatalf("addWatch body of %d bytes, want 4", d.Remaining())
+	}
+}
+
+func TestFourLetterWords(t *testing.T) {
+	s, _ := startServer(t)
+	for word, want := range map[string]string{"ruok": "imok", "srvr": "Mode: standalone", "mntr": "zk_znode_count\t4"} {
+		r := dialRaw(t, s)
+		r.nc.Write([]byte(word))
+		b, err := io.ReadAll(r.br)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Fatalf("%s: %q %v, want %q", word, b, err, want)
+		}
+	}
+}
+
+// A client is not answered before the agent's first sync (bounded).
+func TestHandshakeWaitsForReady(t *testing.T) {
+	s, reg := startServer(t)
+	reg.notYet.Store(true)
+	r := dialRaw(t, s)
+	r.send(func(e *zkwire.Encoder) {
+		(&zkwire.ConnectRequest{TimeOut: 5000, Passwd: make([]byte, 16)}).Encode(e)
+	})
+	r.nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := r.br.Peek(1); err == nil {
+		t.Fatal("answered before the agent was ready")
+	}
+	reg.notYet.Store(false)
+	r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var resp zkwire.ConnectResponse
+	if err := zkwire.Unmarshal(r.recv(), &resp); err != nil || resp.SessionID == 0 {
+		t.Fatalf("after ready: %+v %v", resp, err)
+	}
+}

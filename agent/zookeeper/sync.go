@@ -1,0 +1,73 @@
+package zookeeper
+
+import "sync"
+
+// dirtySet collects the keys of table records that changed, from the
+// table's OnChange hook (which runs with the table locked, so it only
+// notes the key and wakes the sync loop). Keys are deduplicated: a burst of
+// gossip about one path costs one refresh.
+type dirtySet struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+	wake chan struct{}
+}
+
+func (d *dirtySet) init() {
+	d.keys = map[string]struct{}{}
+	d.wake = make(chan struct{}, 1)
+}
+
+func (d *dirtySet) add(key string) {
+	d.mu.Lock()
+	d.keys[key] = struct{}{}
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (d *dirtySet) take() map[string]struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.keys) == 0 {
+		return nil
+	}
+	k := d.keys
+	d.keys = map[string]struct{}{}
+	return k
+}
+
+// syncLoop brings the tree up to date with changes that arrive by gossip
+// (local writes refresh it themselves before they reply).
+func (s *Server) syncLoop() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.dirty.wake:
+			s.syncDirty()
+		}
+	}
+}
+
+// syncDirty refreshes every path whose records changed.
+func (s *Server) syncDirty() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncDirtyLocked()
+}
+
+func (s *Server) syncDirtyLocked() {
+	for {
+		keys := s.dirty.take()
+		if keys == nil {
+			return
+		}
+		for k := range keys {
+			if p, ok := pathOfKey(k); ok {
+				s.refresh(p)
+			}
+		}
+	}
+}

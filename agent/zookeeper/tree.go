@@ -1,0 +1,175 @@
+package zookeeper
+
+import (
+	"bytes"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+)
+
+// content is what the table says of one path: whether some record holds it
+// and what the record carries. The tree adds what only this agent knows:
+// zxids, children, and implicit parents.
+type content struct {
+	explicit  bool
+	builtin   bool
+	url       bool // a Dubbo URL record: its data is not kept
+	data      []byte
+	version   int32
+	ctime     int64
+	mtime     int64
+	owner     int64 // ephemeral owner; 0 for persistent
+	persisted bool  // held by a rule (persistent) rather than only by agents
+}
+
+// znode is one node of this agent's view. A node is in the tree while it
+// has content or children; a node with children and no content is an
+// implicit parent (empty data, version 0).
+type znode struct {
+	content
+	children            map[string]struct{}
+	czxid, mzxid, pzxid int64
+	seen                int64 // ms when it appeared here, for records without times
+	cversion            int32
+	cvalid              bool
+}
+
+type tree struct {
+	nodes map[string]*znode
+}
+
+// init adds the nodes every ZooKeeper server has: /, /zookeeper,
+// /zookeeper/quota and an empty /zookeeper/config (non-empty data there
+// would make Curator's EnsembleTracker rewrite its connect string).
+func (t *tree) init(z int64) {
+	t.nodes = map[string]*znode{}
+	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		n := &znode{content: content{explicit: true, builtin: true, persisted: true}, children: map[string]struct{}{},
+			czxid: z, mzxid: z, pzxid: z}
+		t.nodes[p] = n
+		if p != "/" {
+			t.nodes[parentOf(p)].children[baseOf(p)] = struct{}{}
+		}
+	}
+}
+
+// refresh makes the tree agree with the table at path p, firing the watch
+// events of whatever changed. s.mu held.
+func (s *Server) refresh(p string) {
+	if p == "" || s.tree.nodes[p] != nil && s.tree.nodes[p].builtin {
+		return
+	}
+	c := s.resolve(p)
+	n := s.tree.nodes[p]
+	switch {
+	case c.explicit && n == nil:
+		s.addNode(p, c)
+	case c.explicit:
+		changed := !bytes.Equal(n.data, c.data) || n.version != c.version
+		n.content = c
+		if changed {
+			n.mzxid = s.nextZxid()
+			s.fire(zkwire.EventNodeDataChanged, p)
+		}
+	case n != nil && n.explicit:
+		changed := len(n.data) > 0 || n.version != 0
+		n.content = content{}
+		if len(n.children) == 0 {
+			s.removeNode(p)
+		} else if changed {
+			n.mzxid = s.nextZxid()
+			s.fire(zkwire.EventNodeDataChanged, p)
+		}
+	}
+}
+
+// addNode adds p, and its missing ancestors as implicit parents, firing
+// NodeCreated for each, then NodeChildrenChanged for its parent.
+func (s *Server) addNode(p string, c content) *znode {
+	if p != "/" && s.tree.nodes[parentOf(p)] == nil {
+		s.addNode(parentOf(p), content{})
+	}
+	z := s.nextZxid()
+	n := &znode{content: c, children: map[string]struct{}{}, czxid: z, mzxid: z, pzxid: z, seen: time.Now().UnixMilli()}
+	s.tree.nodes[p] = n
+	s.fire(zkwire.EventNodeCreated, p)
+	if p != "/" {
+		parent := s.tree.nodes[parentOf(p)]
+		parent.children[baseOf(p)] = struct{}{}
+		parent.pzxid, parent.cvalid = z, false
+		s.fire(zkwire.EventNodeChildrenChanged, parentOf(p))
+	}
+	return n
+}
+
+// removeNode removes p, firing NodeDeleted, then NodeChildrenChanged for
+// its parent; an implicit parent left without children goes too.
+func (s *Server) removeNode(p string) {
+	delete(s.tree.nodes, p)
+	s.fire(zkwire.EventNodeDeleted, p)
+	if p == "/" {
+		return
+	}
+	pp := parentOf(p)
+	parent := s.tree.nodes[pp]
+	if parent == nil {
+		return
+	}
+	delete(parent.children, baseOf(p))
+	parent.pzxid, parent.cvalid = s.nextZxid(), false
+	s.fire(zkwire.EventNodeChildrenChanged, pp)
+	if !parent.explicit && len(parent.children) == 0 {
+		s.removeNode(pp)
+	}
+}
+
+// stat is n's Stat. cversion is derived from the child names (spec §7.2):
+// equal on every agent for equal children, different after any change.
+func (n *znode) stat() zkwire.Stat {
+	if !n.cvalid {
+		n.cversion, n.cvalid = childVersion(n.children), true
+	}
+	ctime, mtime := n.ctime, n.mtime
+	if ctime == 0 {
+		ctime = n.seen
+	}
+	if mtime == 0 {
+		mtime = ctime
+	}
+	return zkwire.Stat{
+		Czxid: n.czxid, Mzxid: n.mzxid, Pzxid: n.pzxid, Ctime: ctime, Mtime: mtime,
+		Version: n.version, Cversion: n.cversion, EphemeralOwner: n.owner,
+		DataLength: int32(len(n.data)), NumChildren: int32(len(n.children)),
+	}
+}
+
+func childVersion(children map[string]struct{}) int32 {
+	if len(children) == 0 {
+		return 0
+	}
+	names := make([]string, 0, len(children))
+	for c := range children {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	h := fnv.New32a()
+	for i, c := range names {
+		if i > 0 {
+			h.Write([]byte{'/'})
+		}
+		h.Write([]byte(c))
+	}
+	return int32(h.Sum32()&0x7fffffff) | 1
+}
+
+// childNames lists n's children sorted.
+func (n *znode) childNames() []string {
+	out := make([]string, 0, len(n.children))
+	for c := range n.children {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
