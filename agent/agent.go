@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/namecast/namecast/agent/rocketmq"
+	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/routes"
 )
@@ -32,14 +33,15 @@ type Agent struct {
 
 	readiness readiness
 
-	gossip   *gossip.Gossip
-	mdns     *mdns.Server
-	rocketmq *rocketmq.Server
-	ring     *memberlist.Keyring // nil: gossip is not encrypted
-	httpLn   net.Listener
-	httpSrv  *http.Server
-	metrics  *metrics.Metrics
-	prom     *prometheus.Registry
+	gossip    *gossip.Gossip
+	mdns      *mdns.Server
+	rocketmq  *rocketmq.Server
+	zookeeper *zookeeper.Server
+	ring      *memberlist.Keyring // nil: gossip is not encrypted
+	httpLn    net.Listener
+	httpSrv   *http.Server
+	metrics   *metrics.Metrics
+	prom      *prometheus.Registry
 
 	leaving  atomic.Bool
 	left     chan struct{}   // closed when a leave was requested over the API
@@ -99,6 +101,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err := a.startRocketMQ(); err != nil {
+		return err
+	}
+	if err := a.startZooKeeper(); err != nil {
 		return err
 	}
 	if err := a.startDiscovery(); err != nil {
@@ -234,7 +239,7 @@ func (a *Agent) Shutdown() error {
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}
-		err = errors.Join(err, a.stopRocketMQ())
+		err = errors.Join(err, a.stopRocketMQ(), a.stopZooKeeper())
 		a.wg.Wait()
 		if a.gossip != nil {
 			err = errors.Join(err, a.gossip.Shutdown())

@@ -16,9 +16,13 @@ import (
 
 // Default addresses (DESIGN §3).
 const (
-	DefaultGossipAddr   = "0.0.0.0:7946"
-	DefaultHTTPAddr     = "127.0.0.1:7947"
-	DefaultRocketMQAddr = "127.0.0.1:9876"
+	DefaultGossipAddr    = "0.0.0.0:7946"
+	DefaultHTTPAddr      = "127.0.0.1:7947"
+	DefaultRocketMQAddr  = "127.0.0.1:9876"
+	DefaultZooKeeperAddr = "127.0.0.1:2181"
+	// DefaultZooKeeperGrace is how long a ZooKeeper session whose client
+	// connection dropped without closeSession survives (see ZooKeeperGrace).
+	DefaultZooKeeperGrace = 5 * time.Second
 )
 
 // Config is everything an agent needs. The JSON names are those of the
@@ -38,6 +42,15 @@ type Config struct {
 	HTTPInsecure bool   `json:"http_insecure"`
 	// RocketMQAddr serves the RocketMQ NameServer protocol; "off" disables.
 	RocketMQAddr string `json:"rocketmq"`
+	// ZooKeeperAddr serves the ZooKeeper client protocol (Dubbo's
+	// zookeeper:// registry); "off" disables.
+	ZooKeeperAddr string `json:"zookeeper"`
+	// ZooKeeperGrace bounds how long a session whose connection closed
+	// without closeSession lives on: min(session timeout, grace). Clients
+	// sit on the agent's host, so a dropped connection means a dead
+	// process; Dubbo's 60 s session timeout would keep a crashed provider
+	// listed for a minute.
+	ZooKeeperGrace Duration `json:"zookeeper_grace"`
 	// Join lists members to join at start (failure is fatal); RetryJoin
 	// lists members to keep trying, with backoff, until one answers.
 	Join      []string `json:"join"`
@@ -74,12 +87,14 @@ type Config struct {
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{
-		NodeName:     host,
-		BindAddr:     DefaultGossipAddr,
-		HTTPAddr:     DefaultHTTPAddr,
-		RocketMQAddr: DefaultRocketMQAddr,
-		Profile:      "lan",
-		LeaveTimeout: Duration(5 * time.Second),
+		NodeName:       host,
+		BindAddr:       DefaultGossipAddr,
+		HTTPAddr:       DefaultHTTPAddr,
+		RocketMQAddr:   DefaultRocketMQAddr,
+		ZooKeeperAddr:  DefaultZooKeeperAddr,
+		ZooKeeperGrace: Duration(DefaultZooKeeperGrace),
+		Profile:        "lan",
+		LeaveTimeout:   Duration(5 * time.Second),
 	}
 }
 
@@ -132,6 +147,17 @@ func (c *Config) validate() error {
 		if _, _, err := splitHostPort(c.RocketMQAddr); err != nil {
 			return fmt.Errorf("--rocketmq %q: %v (or \"off\")", c.RocketMQAddr, err)
 		}
+	}
+	if c.ZooKeeperAddr != "" && c.ZooKeeperAddr != "off" {
+		if _, _, err := splitHostPort(c.ZooKeeperAddr); err != nil {
+			return fmt.Errorf("--zookeeper %q: %v (or \"off\")", c.ZooKeeperAddr, err)
+		}
+	}
+	if c.ZooKeeperGrace < 0 {
+		return fmt.Errorf("--zookeeper-grace %v must not be negative", time.Duration(c.ZooKeeperGrace))
+	}
+	if c.ZooKeeperGrace == 0 {
+		c.ZooKeeperGrace = Duration(DefaultZooKeeperGrace)
 	}
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)

@@ -67,6 +67,7 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 		cfg.BindAddr = "127.0.0.1:0"
 		cfg.HTTPAddr = "127.0.0.1:0"
 		cfg.RocketMQAddr = "127.0.0.1:0"
+		cfg.ZooKeeperAddr = "127.0.0.1:0"
 		cfg.Cluster = c.label
 		cfg.Profile = "local"
 		cfg.LeaveTimeout = agent.Duration(2 * time.Second)
@@ -132,6 +133,9 @@ func (c *Cluster) Crash(i int) {
 		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
 		if addr := a.RocketMQAddr(); addr != "" {
 			c.cfgs[i].RocketMQAddr = addr
+		}
+		if addr := a.ZooKeeperAddr(); addr != "" {
+			c.cfgs[i].ZooKeeperAddr = addr
 		}
 	}
 	c.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/namecast/namecast/agent"
 )
@@ -97,6 +98,8 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.StringVar(&c.HTTPToken, "http-token", "", "bearer `token` required for write calls")
 	fs.BoolVar(&c.HTTPInsecure, "http-insecure", false, "allow write calls without a token on a non-loopback --http")
 	fs.StringVar(&c.RocketMQAddr, "rocketmq", def.RocketMQAddr, "RocketMQ NameServer protocol `address`, or off")
+	fs.StringVar(&c.ZooKeeperAddr, "zookeeper", def.ZooKeeperAddr, "ZooKeeper client protocol `address` (Dubbo's zookeeper:// registry), or off")
+	zkGrace := fs.Duration("zookeeper-grace", time.Duration(def.ZooKeeperGrace), "how long a ZooKeeper session whose connection dropped without closing lives on (at most its timeout)")
 	fs.Var(&join, "join", "gossip `address` of a member to join at start (repeatable)")
 	fs.Var(&retryJoin, "retry-join", "gossip `address` to keep trying until it answers (repeatable)")
 	fs.StringVar(&c.Discover, "discover", "", "find and join agents on the LAN over mDNS under this `name`")
@@ -127,6 +130,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		"advertise": func() { cfg.AdvertiseAddr = c.AdvertiseAddr }, "http": func() { cfg.HTTPAddr = c.HTTPAddr },
 		"http-token": func() { cfg.HTTPToken = c.HTTPToken }, "http-insecure": func() { cfg.HTTPInsecure = c.HTTPInsecure },
 		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
+		"zookeeper": func() { cfg.ZooKeeperAddr = c.ZooKeeperAddr }, "zookeeper-grace": func() { cfg.ZooKeeperGrace = agent.Duration(*zkGrace) },
 		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
 		"cluster": func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
 		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },

@@ -121,6 +121,7 @@ func AgentConfig(name, label, profile string, join []string) agent.Config {
 	cfg.BindAddr = "127.0.0.1:0"
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.RocketMQAddr = "off"
+	cfg.ZooKeeperAddr = "off"
 	cfg.Cluster = label
 	cfg.Profile = profile
 	cfg.Join = join
