@@ -19,7 +19,8 @@ import (
 const agentUsage = `Usage: namecast agent [flags]
 
 Runs a namecast agent: a cluster member that serves the local HTTP API and
-the RocketMQ NameServer protocol, and gossips routes with every other agent.
+the RocketMQ NameServer and ZooKeeper (Dubbo registry) protocols, and gossips
+routes with every other agent.
 
   namecast agent --dev                       one member on loopback, default ports
   namecast agent --node b1 --join 10.0.0.2:7946
