@@ -156,3 +156,42 @@ func TestHandshakeWaitsForReady(t *testing.T) {
 		t.Fatalf("after ready: %+v %v", resp, err)
 	}
 }
+
+// create2 and createContainer (Curator 5) answer Create2Response with the
+// new node's Stat; containers are persistent nodes here.
+func TestCreate2AndContainer(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	resp := r.handshake(true)
+	_, d, _ := r.call(1, zkwire.OpCreateContainer, &zkwire.CreateRequest{Path: "/services", ACL: openACL, Flags: zkwire.FlagContainer})
+	var c2 zkwire.Create2Response
+	c2.Decode(d)
+	if d.Err() != nil || c2.Path != "/services" || c2.Stat.EphemeralOwner != 0 || c2.Stat.Czxid == 0 {
+		t.Fatalf("createContainer: %+v %v", c2, d.Err())
+	}
+	_, d, _ = r.call(2, zkwire.OpCreate2, &zkwire.CreateRequest{Path: "/services/x", Data: []byte("10.0.0.5"), ACL: openACL, Flags: zkwire.FlagEphemeral})
+	c2 = zkwire.Create2Response{}
+	c2.Decode(d)
+	if d.Err() != nil || c2.Stat.EphemeralOwner != resp.SessionID || c2.Stat.DataLength != 8 || c2.Stat.Version != 0 || c2.Stat.Czxid <= 0 {
+		t.Fatalf("create2: %+v %v", c2, d.Err())
+	}
+	// A kazoo-style empty path (-1) and an invalid path are BADARGUMENTS.
+	for _, p := range []string{"", "/a/", "/a//b", "/a/./b", "rel"} {
+		if h, _, _ := r.call(3, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: openACL}); h.Err != zkwire.ErrBadArguments {
+			t.Fatalf("create %q: err %d", p, h.Err)
+		}
+	}
+	if h, _, _ := r.call(4, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/noacl"}); h.Err != zkwire.ErrInvalidACL {
+		t.Fatalf("create without ACL: err %d", h.Err)
+	}
+	if h, _, _ := r.call(5, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/seq", ACL: openACL, Flags: zkwire.FlagEphemeralSequential}); h.Err != zkwire.ErrUnimplemented {
+		t.Fatalf("sequential create: err %d", h.Err)
+	}
+	// closeSession removes the session's ephemeral node before replying.
+	r.call(6, zkwire.OpCloseSession, nil)
+	r2 := dialRaw(t, s)
+	r2.handshake(false)
+	if h, _, _ := r2.call(1, zkwire.OpExists, &zkwire.PathWatch{Path: "/services/x"}); h.Err != zkwire.ErrNoNode {
+		t.Fatalf("ephemeral after closeSession: err %d", h.Err)
+	}
+}

@@ -1,6 +1,11 @@
 package zookeeper
 
-import "sync"
+import (
+	"strings"
+	"sync"
+
+	"github.com/namecast/namecast/routes"
+)
 
 // dirtySet collects the keys of table records that changed, from the
 // table's OnChange hook (which runs with the table locked, so it only
@@ -18,6 +23,9 @@ func (d *dirtySet) init() {
 }
 
 func (d *dirtySet) add(key string) {
+	if !strings.HasPrefix(key, "url/") && !strings.HasPrefix(key, routes.ZnodePrefix+"/") {
+		return // brokers, queues, KV: not znodes
+	}
 	d.mu.Lock()
 	d.keys[key] = struct{}{}
 	d.mu.Unlock()
