@@ -24,6 +24,9 @@ func call(t testing.TB, method, addr, path string, body any, out any) (int, http
 		rd = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, "http://"+addr+path, rd)
+	if method != http.MethodGet {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)

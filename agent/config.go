@@ -40,6 +40,11 @@ type Config struct {
 	HTTPAddr     string `json:"http"`
 	HTTPToken    string `json:"http_token"`
 	HTTPInsecure bool   `json:"http_insecure"`
+	// HTTPAllowHosts are host names, beyond localhost and IP addresses of
+	// this host, that requests may name in their Host header (a DNS name
+	// the agent is reached by). Any other name is refused, so a web page
+	// cannot reach the API by rebinding its own name to 127.0.0.1.
+	HTTPAllowHosts []string `json:"http_allow_host"`
 	// RocketMQAddr serves the RocketMQ NameServer protocol; "off" disables.
 	RocketMQAddr string `json:"rocketmq"`
 	// ZooKeeperAddr serves the ZooKeeper client protocol (Dubbo's
@@ -161,6 +166,11 @@ func (c *Config) validate() error {
 	}
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)
+	}
+	for _, h := range c.HTTPAllowHosts {
+		if h == "" || strings.ContainsAny(h, ":/ ") {
+			return fmt.Errorf("--http-allow-host %q must be a bare host name, without port or scheme, like namecast.internal", h)
+		}
 	}
 	if c.EncryptKey != "" {
 		if _, err := decodeKey(c.EncryptKey); err != nil {

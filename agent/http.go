@@ -57,7 +57,7 @@ func (a *Agent) serveHTTP() {
 	mux.Handle("/v1/keys", a.endpoint(methods{"POST": a.postKeys}))
 	mux.Handle("/metrics", a.metricsHandler())
 	mux.Handle("/", a.endpoint(nil))
-	a.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
+	a.httpSrv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
 		IdleTimeout: idleConnection, ErrorLog: nil}
 	a.goLoop(func() {
 		if err := a.httpSrv.Serve(a.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,8 +111,18 @@ func (op keyOp) validate() error {
 	return fmt.Errorf("op %q: use install, use, remove or list", op.Op)
 }
 
+// KeyFingerprint names a gossip key without revealing it: "sha256:" and
+// the first 8 bytes of the key's SHA-256, in hex. Keyring answers carry
+// fingerprints only, so key material never leaves a member's keyring in
+// an answer (an HTTP client, a log, a terminal).
+func KeyFingerprint(key []byte) string {
+	sum := sha256.Sum256(key)
+	return "sha256:" + hex.EncodeToString(sum[:8])
+}
+
 // runKeyOp is the query handler: it changes this member's keyring and
-// persists it, answering the keys it then holds (primary first).
+// persists it, answering the fingerprints of the keys it then holds
+// (primary first).
 func (a *Agent) runKeyOp(payload []byte) ([]byte, error) {
 	var op keyOp
 	if err := json.Unmarshal(payload, &op); err != nil {
@@ -140,19 +152,19 @@ func (a *Agent) runKeyOp(payload []byte) ([]byte, error) {
 		return nil, fmt.Errorf("keyring changed but not saved to the data dir: %w", err)
 	}
 	keys := kr.GetKeys()
-	encoded := make([]string, len(keys))
+	prints := make([]string, len(keys))
 	for i, k := range keys {
-		encoded[i] = base64.StdEncoding.EncodeToString(k)
+		prints[i] = KeyFingerprint(k)
 	}
-	return json.Marshal(encoded)
+	return json.Marshal(prints)
 }
 
 // KeyringResult reports a cluster-wide keyring operation member by member.
 type KeyringResult struct {
 	Members  int               `json:"members"`
 	Failed   map[string]string `json:"failed"`
-	Keys     map[string]int    `json:"keys"`    // key -> members holding it
-	Primary  map[string]int    `json:"primary"` // key -> members using it
+	Keys     map[string]int    `json:"keys"`    // key fingerprint -> members holding it
+	Primary  map[string]int    `json:"primary"` // key fingerprint -> members using it
 	Answered []string          `json:"answered"`
 }
 

@@ -19,6 +19,12 @@ func key(b byte) string {
 	return base64.StdEncoding.EncodeToString(k)
 }
 
+// fp is the fingerprint keyring answers name base64 key k by.
+func fp(k string) string {
+	raw, _ := base64.StdEncoding.DecodeString(k)
+	return agent.KeyFingerprint(raw)
+}
+
 type keyResult struct {
 	Members int               `json:"members"`
 	Failed  map[string]string `json:"failed"`
@@ -44,13 +50,13 @@ func TestKeyRotationAcrossCluster(t *testing.T) {
 	addr := c.Agent(0).HTTPAddr()
 
 	keyOp(t, addr, "install", next)
-	if res := keyOp(t, addr, "list", ""); res.Keys[next] != 3 || res.Primary[old] != 3 {
+	if res := keyOp(t, addr, "list", ""); res.Keys[fp(next)] != 3 || res.Primary[fp(old)] != 3 {
 		t.Fatalf("after install: %+v", res)
 	}
 	keyOp(t, addr, "use", next)
 	keyOp(t, addr, "remove", old)
 	res := keyOp(t, addr, "list", "")
-	if res.Members != 3 || res.Primary[next] != 3 || res.Keys[old] != 0 {
+	if res.Members != 3 || res.Primary[fp(next)] != 3 || res.Keys[fp(old)] != 0 {
 		t.Fatalf("after rotation: %+v", res)
 	}
 	// Gossip still flows on the new key alone.

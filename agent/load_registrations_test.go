@@ -91,6 +91,7 @@ func loadURL(i, ifaces int) string {
 func putURL(client *http.Client, addr, u string) error {
 	b, _ := json.Marshal(map[string]string{"url": u})
 	req, _ := http.NewRequest("PUT", "http://"+addr+"/v1/urls", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
 		return err

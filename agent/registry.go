@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -51,7 +50,9 @@ func (a *Agent) apply(puts []routes.Record, deletes []string) bool {
 }
 
 // RegisterBroker replaces the broker's registration on this agent. ttl 0
-// means it lives as long as the agent.
+// means it lives as long as the agent. A broker is its name and id: the
+// same broker registered under another cluster replaces its record (one
+// key, so one op on every replica), never stands beside it.
 func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, error) {
 	if err := reg.validate(); err != nil {
 		return RegisterResult{}, err
@@ -73,8 +74,7 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 		}
 	}
 	a.apply(puts, deletes)
-	key := routes.BrokerKey(reg.Cluster, reg.BrokerName, reg.BrokerID)
-	a.ttl.set(key, ttl)
+	a.ttl.set(routes.BrokerKey(reg.BrokerName, reg.BrokerID), ttl)
 	var res RegisterResult
 	if reg.BrokerID != 0 {
 		for _, m := range a.table.Brokers(reg.BrokerName) {
@@ -88,24 +88,38 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 }
 
 // UnregisterBroker removes a broker registered on this agent; ok is false
-// when there was none. A master takes its topics with it.
+// when there was none under that cluster. A master takes its topics with
+// it.
 func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
-	key := routes.BrokerKey(cluster, name, id)
+	key := routes.BrokerKey(name, id)
+	if r, ok := a.localRecord(key); !ok || r.Broker == nil || r.Broker.Cluster != cluster {
+		return false // not ours, or the broker has moved to another cluster
+	}
 	a.ttl.clear(key)
 	return a.withdrawLocked(key)
 }
 
+// localRecord is our own record at exactly key.
+func (a *Agent) localRecord(key string) (routes.Record, bool) {
+	for _, r := range a.table.LocalRecords(key) {
+		if r.Key() == key {
+			return r, true
+		}
+	}
+	return routes.Record{}, false
+}
+
 func (a *Agent) withdrawLocked(key string) bool {
-	if len(a.table.LocalRecords(key)) == 0 {
+	r, ok := a.localRecord(key)
+	if !ok {
 		return false
 	}
 	deletes := []string{key}
-	if strings.HasPrefix(key, "broker/") && strings.HasSuffix(key, "/0") {
-		parts := strings.Split(key, "/")
-		for _, r := range a.table.LocalRecords(routes.QueuePrefix(parts[2])) {
-			deletes = append(deletes, r.Key())
+	if r.Broker != nil && r.Broker.ID == 0 {
+		for _, q := range a.table.LocalRecords(routes.QueuePrefix(r.Broker.Name)) {
+			deletes = append(deletes, q.Key())
 		}
 	}
 	return a.apply(nil, deletes)

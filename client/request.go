@@ -124,7 +124,9 @@ func (c *Client) send(ctx context.Context, method, path string, params url.Value
 		return nil, fmt.Errorf("namecast: %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if body != nil {
+	if body != nil || method == http.MethodPost {
+		// The agent refuses a POST that does not say it is JSON, body or
+		// not: that is how it tells us from a web page's form.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {

@@ -8,7 +8,7 @@ import (
 // The whole keyspace. A record's key is derived from its content, so a put
 // for the same broker, topic queue or URL always lands on the same key.
 //
-//	broker/{cluster}/{brokerName}/{brokerId}  a RocketMQ broker
+//	broker/{brokerName}/{brokerId}            a RocketMQ broker
 //	queue/{brokerName}/{topic}                a topic's queue data on a broker
 //	url/{interface}/{category}/{url}          a Dubbo-style service URL
 //	kv/{namespace}/{key}                      a RocketMQ KV config entry (a rule)
@@ -16,6 +16,11 @@ import (
 //
 // Components are joined verbatim: names are validated by the agent not to
 // contain '/', and the URL, which may, is always the last component.
+//
+// A broker is identified by its name and id, as RocketMQ's brokerAddrTable
+// is keyed by broker name: its cluster is content, not identity, so a
+// broker registered again under another cluster replaces its record in one
+// op on every replica instead of leaving the old one beside it.
 const (
 	brokerPrefix = "broker/"
 	queuePrefix  = "queue/"
@@ -31,14 +36,14 @@ func KVKey(namespace, key string) string { return kvPrefix + namespace + "/" + k
 func KVPrefix(namespace string) string { return kvPrefix + namespace + "/" }
 
 // BrokerKey is the key of a broker registration.
-func BrokerKey(cluster, brokerName string, brokerID int64) string {
-	return brokerPrefix + cluster + "/" + brokerName + "/" + strconv.FormatInt(brokerID, 10)
+func BrokerKey(brokerName string, brokerID int64) string {
+	return brokerPrefix + brokerName + "/" + strconv.FormatInt(brokerID, 10)
 }
 
 // BrokerPrefix selects every id registered under one broker name, for
 // callers that replace a broker's registration wholesale.
-func BrokerPrefix(cluster, brokerName string) string {
-	return brokerPrefix + cluster + "/" + brokerName + "/"
+func BrokerPrefix(brokerName string) string {
+	return brokerPrefix + brokerName + "/"
 }
 
 // QueueKey is the key of one topic's queue data on one broker.
@@ -120,7 +125,7 @@ func (r Record) Key() string {
 	case n != 1:
 		return ""
 	case r.Broker != nil:
-		return BrokerKey(r.Broker.Cluster, r.Broker.Name, r.Broker.ID)
+		return BrokerKey(r.Broker.Name, r.Broker.ID)
 	case r.Queue != nil:
 		return QueueKey(r.Queue.BrokerName, r.Queue.Topic)
 	case r.URL != nil:

@@ -21,9 +21,8 @@ func store(key string, r Record) stored {
 	switch {
 	case r.Broker != nil:
 		b := *r.Broker
-		// broker/{cluster}/{name}/{id}
-		b.Cluster = within(key, b.Cluster, len(brokerPrefix))
-		b.Name = within(key, b.Name, len(brokerPrefix)+len(b.Cluster)+1)
+		// broker/{name}/{id}
+		b.Name = within(key, b.Name, len(brokerPrefix))
 		return stored{&b}
 	case r.Queue != nil:
 		q := *r.Queue

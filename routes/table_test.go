@@ -158,3 +158,27 @@ func TestURLViews(t *testing.T) {
 		t.Fatalf("services: %v", got)
 	}
 }
+
+// A broker's identity is its name and id: its cluster is content. Put again
+// under another cluster, it is one op replacing one key, so a replica never
+// holds both records, whatever order ops arrive in.
+func TestBrokerUnderAnotherClusterReplacesItsRecord(t *testing.T) {
+	a, b := NewTable("a", 1), NewTable("b", 1)
+	d1, _ := a.ApplyLocal([]Record{broker("Old", "b1", 0, "10.0.0.1:10911")}, nil)
+	d2, ok := a.ApplyLocal([]Record{broker("New", "b1", 0, "10.0.0.2:10911")}, nil)
+	if !ok || len(d2.Ops) != 1 || d2.Ops[0].Key != d1.Ops[0].Key {
+		t.Fatalf("re-registration under another cluster: ok=%v delta=%+v, want one op on key %q", ok, d2, d1.Ops[0].Key)
+	}
+	// Out of order on the replica: the older op is stale.
+	b.Apply(d2)
+	b.Apply(d1)
+	for _, tb := range []*Table{a, b} {
+		if bs := tb.Brokers("b1"); len(bs) != 1 || bs[0].Cluster != "New" || bs[0].Addr != "10.0.0.2:10911" {
+			t.Fatalf("%s holds %+v, want only the registration under New", tb.Local(), bs)
+		}
+		ci := tb.Clusters()
+		if len(ci.ClusterAddrTable["Old"]) != 0 || ci.BrokerAddrTable["b1"].Cluster != "New" {
+			t.Fatalf("%s cluster table %+v", tb.Local(), ci)
+		}
+	}
+}

@@ -116,6 +116,7 @@ func (s *ChaosSystem) do(a *agent.Agent, method, path string, body any) (int, er
 	if err != nil {
 		return 0, err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, err

@@ -45,7 +45,7 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	// as id 0 from the address it had as a slave.
 	for id, b := range group {
 		if b.Addr == r.addr && id != r.id {
-			deletes = append(deletes, routes.BrokerKey(r.cluster, r.name, id))
+			deletes = append(deletes, routes.BrokerKey(r.name, id))
 			delete(group, id)
 		}
 	}
@@ -143,7 +143,7 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 	var deletes []string
 	for id, b := range group {
 		if b.Addr == addr {
-			deletes = append(deletes, routes.BrokerKey(cluster, name, id))
+			deletes = append(deletes, routes.BrokerKey(name, id))
 			delete(group, id)
 		}
 	}
@@ -176,11 +176,14 @@ func (s *Server) actingMasterGroup(cluster, name string) bool {
 	return false
 }
 
-// localGroup is this agent's broker records of one group, by id.
+// localGroup is this agent's broker records of one group, by id. A record
+// of the same broker name under another cluster is not of the group: a
+// registration under the new cluster replaces it (one key per name and id),
+// and the old cluster's unregistration leaves the new record alone.
 func (s *Server) localGroup(cluster, name string) map[int64]routes.Broker {
 	group := map[int64]routes.Broker{}
-	for _, r := range s.reg.LocalRecords(routes.BrokerPrefix(cluster, name)) {
-		if r.Broker != nil {
+	for _, r := range s.reg.LocalRecords(routes.BrokerPrefix(name)) {
+		if r.Broker != nil && r.Broker.Cluster == cluster {
 			group[r.Broker.ID] = *r.Broker
 		}
 	}

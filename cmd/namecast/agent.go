@@ -89,6 +89,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		logLevel   = fs.String("log-level", "info", "log level: debug, info, warn or error")
 		join       listFlag
 		retryJoin  listFlag
+		allowHosts listFlag
 		tags       = tagFlag{}
 		c          agent.Config
 	)
@@ -98,6 +99,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.StringVar(&c.HTTPAddr, "http", def.HTTPAddr, "HTTP API `address`")
 	fs.StringVar(&c.HTTPToken, "http-token", "", "bearer `token` required for write calls")
 	fs.BoolVar(&c.HTTPInsecure, "http-insecure", false, "allow write calls without a token on a non-loopback --http")
+	fs.Var(&allowHosts, "http-allow-host", "host `name` HTTP requests may use besides localhost and IP addresses (repeatable)")
 	fs.StringVar(&c.RocketMQAddr, "rocketmq", def.RocketMQAddr, "RocketMQ NameServer protocol `address`, or off")
 	fs.StringVar(&c.ZooKeeperAddr, "zookeeper", def.ZooKeeperAddr, "ZooKeeper client protocol `address` (Dubbo's zookeeper:// registry), or off")
 	zkGrace := fs.Duration("zookeeper-grace", time.Duration(def.ZooKeeperGrace), "how long a ZooKeeper session whose connection dropped without closing lives on (at most its timeout)")
@@ -135,7 +137,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
 		"cluster": func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
 		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
-		"tag": func() { cfg.Tags = tags },
+		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
 	}
 	for name, apply := range overlay {
 		if set[name] {

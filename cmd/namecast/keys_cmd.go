@@ -31,7 +31,8 @@ const keysHelp = `Manages the gossip encryption keyring of every live member. To
 key without downtime: install the new key everywhere, use it, then remove the
 old one once every member uses the new key.
 
-  namecast keys list
+  namecast keys list            (keys by fingerprint: the first 16 hex digits
+                                of the key's SHA-256, never the key itself)
   namecast keys install KEY     (a key from namecast keygen)
   namecast keys use KEY
   namecast keys remove KEY
@@ -88,7 +89,11 @@ func keyCommand(name string, op keyringOp) func(*cli, []string) error {
 		if f.json {
 			err = printJSON(c.stdout, res)
 		} else {
-			printKeyring(c, name, res)
+			fp := ""
+			if op != nil {
+				fp, _ = client.KeyFingerprint(pos[0])
+			}
+			printKeyring(c, name, fp, res)
 		}
 		if err == nil && len(res.Failed) > 0 {
 			err = fmt.Errorf("%d of %d members did not %s the key", len(res.Failed), res.Members, name)
@@ -97,14 +102,17 @@ func keyCommand(name string, op keyringOp) func(*cli, []string) error {
 	}
 }
 
-func printKeyring(c *cli, name string, res client.KeyringResult) {
+func printKeyring(c *cli, name, fingerprint string, res client.KeyringResult) {
 	if name == "list" {
-		t := newTable(c.stdout, "KEY", "MEMBERS", "PRIMARY")
+		t := newTable(c.stdout, "FINGERPRINT", "MEMBERS", "PRIMARY")
 		for _, k := range slices.Sorted(maps.Keys(res.Keys)) {
 			t.row(k, fmt.Sprintf("%d/%d", res.Keys[k], res.Members), res.Primary[k])
 		}
 		t.flush()
 	} else {
+		if fingerprint != "" {
+			name += " " + fingerprint
+		}
 		fmt.Fprintf(c.stdout, "%s: %d of %d members\n", name, len(res.Answered), res.Members)
 	}
 	for _, m := range slices.Sorted(maps.Keys(res.Failed)) {

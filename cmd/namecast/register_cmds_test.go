@@ -126,16 +126,18 @@ func TestJoinAndLeave(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("POST /v1/keys", 200, `{"members":2,"failed":{},"keys":{"k1":2,"k2":1},"primary":{"k1":2},"answered":["n1","n2"]}`)
-	want := "KEY  MEMBERS  PRIMARY\nk1   2/2      2\nk2   1/2      0\n"
+	f.on("POST /v1/keys", 200, `{"members":2,"failed":{},"keys":{"sha256:01":2,"sha256:02":1},"primary":{"sha256:01":2},"answered":["n1","n2"]}`)
+	want := "FINGERPRINT  MEMBERS  PRIMARY\nsha256:01    2/2      2\nsha256:02    1/2      0\n"
 	if out := ok(t, "keys", "list", "--http", f.addr()); out != want {
 		t.Errorf("keys list printed\n%s\nwant\n%s", out, want)
 	}
 	assertJSON(t, f.last(t).body, `{"op":"list"}`)
-	if out := ok(t, "keys", "install", "k2", "--http", f.addr()); out != "install: 2 of 2 members\n" {
+	// The fingerprint of 32 zero bytes, as sha256sum prints it.
+	zeros := "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	if out := ok(t, "keys", "install", zeros, "--http", f.addr()); out != "install sha256:66687aadf862bd77: 2 of 2 members\n" {
 		t.Errorf("keys install printed %q", out)
 	}
-	assertJSON(t, f.last(t).body, `{"op":"install","key":"k2"}`)
+	assertJSON(t, f.last(t).body, `{"op":"install","key":"`+zeros+`"}`)
 
 	// A member that did not apply the change fails the command.
 	f.on("POST /v1/keys", 200, `{"members":2,"failed":{"n2":"no answer within 5s"},"keys":{},"primary":{},"answered":["n1"]}`)

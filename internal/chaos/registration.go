@@ -50,7 +50,7 @@ func (r Registration) Key() string {
 		}
 		return rec.Key()
 	}
-	return routes.BrokerKey(r.Cluster, r.BrokerName, r.BrokerID)
+	return routes.BrokerKey(r.BrokerName, r.BrokerID)
 }
 
 // Records are the records the agent makes of r, worked out here from the

@@ -99,6 +99,7 @@ func (a *agent) call(method, path string, body, out any) error {
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := a.api.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %s %s: %w", a.node, method, path, err)
