@@ -30,6 +30,9 @@ type Agent struct {
 	table *routes.Table
 	ttl   *ttls
 	regMu sync.Mutex // serialises read-modify-write of our own records
+	// globalWatches makes every blocking query wait on the table's global
+	// index, as before per-view indexes: benchmarks compare the two.
+	globalWatches bool
 
 	readiness readiness
 

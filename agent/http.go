@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/namecast/namecast/routes"
 )
 
 const (
@@ -42,18 +44,18 @@ type methods map[string]handler
 
 func (a *Agent) serveHTTP() {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/health", a.endpoint(methods{"GET": a.getHealth}))
-	mux.Handle("/v1/members", a.endpoint(methods{"GET": a.getMembers}))
+	mux.Handle("/v1/health", a.watched(a.membersView, methods{"GET": a.getHealth}))
+	mux.Handle("/v1/members", a.watched(a.membersView, methods{"GET": a.getMembers}))
 	mux.Handle("/v1/join", a.endpoint(methods{"POST": a.postJoin}))
 	mux.Handle("/v1/leave", a.endpoint(methods{"POST": a.postLeave}))
 	mux.Handle("/v1/brokers", a.endpoint(methods{"PUT": a.putBroker}))
 	mux.Handle("/v1/brokers/{cluster}/{brokerName}/{brokerId}", a.endpoint(methods{"DELETE": a.deleteBroker}))
-	mux.Handle("/v1/topics", a.endpoint(methods{"GET": a.getTopics}))
-	mux.Handle("/v1/topics/{topic}", a.endpoint(methods{"GET": a.getTopic}))
-	mux.Handle("/v1/clusters", a.endpoint(methods{"GET": a.getClusters}))
+	mux.Handle("/v1/topics", a.watched(a.topicsView, methods{"GET": a.getTopics}))
+	mux.Handle("/v1/topics/{topic}", a.watched(a.topicView, methods{"GET": a.getTopic}))
+	mux.Handle("/v1/clusters", a.watched(a.clustersView, methods{"GET": a.getClusters}))
 	mux.Handle("/v1/urls", a.endpoint(methods{"PUT": a.putURL, "DELETE": a.deleteURL}))
-	mux.Handle("/v1/services", a.endpoint(methods{"GET": a.getServices}))
-	mux.Handle("/v1/services/{interface}", a.endpoint(methods{"GET": a.getService}))
+	mux.Handle("/v1/services", a.watched(a.servicesView, methods{"GET": a.getServices}))
+	mux.Handle("/v1/services/{interface}", a.watched(a.serviceView, methods{"GET": a.getService}))
 	mux.Handle("/v1/keys", a.endpoint(methods{"POST": a.postKeys}))
 	mux.Handle("/metrics", a.metricsHandler())
 	mux.Handle("/", a.endpoint(nil))
@@ -68,16 +70,29 @@ func (a *Agent) serveHTTP() {
 
 // endpoint wraps a set of methods with everything every answer shares:
 // method dispatch, auth for writes, the 503 while leaving, blocking-query
-// waits, the index header, JSON encoding and metrics.
-func (a *Agent) endpoint(ms methods) http.Handler {
+// waits, the index header, JSON encoding and metrics. Its blocking queries
+// wait on the table's global index; see watched.
+func (a *Agent) endpoint(ms methods) http.Handler { return a.watched(nil, ms) }
+
+// watched is endpoint for reads whose answer depends on one view of the
+// table, named by view: a blocking query returns when that view changed
+// (or at its wait), and X-Namecast-Index is the index of the last change
+// the answer could see (routes.Table.IndexOf), not the table's.
+func (a *Agent) watched(view func(*http.Request) routes.Watch, ms methods) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		h, err := a.route(ms, r)
+		viewOf := view
+		if viewOf == nil || a.globalWatches || r.Method != http.MethodGet {
+			viewOf = wholeTable
+		}
+		h, err := a.route(ms, r, viewOf)
+		// The index is read before the answer: a change in between then
+		// makes the next blocking query return instead of being missed.
+		w.Header().Set(indexHeader, strconv.FormatUint(a.table.IndexOf(viewOf(r)), 10))
 		var v any
 		if err == nil {
 			v, err = h(r)
 		}
-		w.Header().Set(indexHeader, strconv.FormatUint(a.table.Index(), 10))
 		if err != nil {
 			writeError(w, err)
 		} else {
@@ -87,7 +102,7 @@ func (a *Agent) endpoint(ms methods) http.Handler {
 	})
 }
 
-func (a *Agent) route(ms methods, r *http.Request) (handler, error) {
+func (a *Agent) route(ms methods, r *http.Request, view func(*http.Request) routes.Watch) (handler, error) {
 	if ms == nil {
 		return nil, errorf(http.StatusNotFound, "no such endpoint: %s %s (see the API list in the README)", r.Method, r.URL.Path)
 	}
@@ -100,7 +115,7 @@ func (a *Agent) route(ms methods, r *http.Request) (handler, error) {
 		return nil, errorf(http.StatusMethodNotAllowed, "%s does not take %s; use %s", r.URL.Path, r.Method, strings.Join(allowed, " or "))
 	}
 	if r.Method == http.MethodGet {
-		if err := a.block(r); err != nil {
+		if err := a.block(r, view); err != nil {
 			return nil, err
 		}
 		return h, nil
@@ -118,8 +133,9 @@ func (a *Agent) route(ms methods, r *http.Request) (handler, error) {
 }
 
 // block implements blocking queries: with ?index=N it waits until the
-// table's index passes N, or ?wait (default 5m, at most 10m) runs out.
-func (a *Agent) block(r *http.Request) error {
+// index of the request's view passes N, or ?wait (default 5m, at most 10m)
+// runs out.
+func (a *Agent) block(r *http.Request, view func(*http.Request) routes.Watch) error {
 	q := r.URL.Query()
 	raw := q.Get("index")
 	if raw == "" {
@@ -146,7 +162,7 @@ func (a *Agent) block(r *http.Request) error {
 	defer cancel()
 	stop := context.AfterFunc(a.ctx, cancel) // waits end at shutdown
 	defer stop()
-	a.table.Wait(ctx, index)
+	a.table.WaitFor(ctx, view(r), index)
 	return nil
 }
 

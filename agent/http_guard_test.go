@@ -79,7 +79,7 @@ func TestHTTPRefusesCrossSiteAndRebinding(t *testing.T) {
 		{name: "the agent's own page reads", method: "GET", path: "/v1/topics",
 			headers: map[string]string{"Sec-Fetch-Site": "same-origin"}, status: 200},
 		{name: "the agent's own page writes", method: "PUT", path: "/v1/urls", ctype: "application/json; charset=utf-8",
-			body: `{"url":"dubbo://10.9.0.1:20880/com.example.Guarded"}`,
+			body:    `{"url":"dubbo://10.9.0.1:20880/com.example.Guarded"}`,
 			headers: map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "http://" + addr}, status: 200},
 		{name: "DELETE without a body", method: "DELETE", path: "/v1/brokers/c/nobody/0", status: 404},
 	})

@@ -27,9 +27,12 @@ type QueryOptions struct {
 
 // QueryMeta describes the answer to a read.
 type QueryMeta struct {
-	// LastIndex is the agent's index when it answered: the WaitIndex of
-	// the next blocking query. It is global to the agent, so it also grows
-	// for changes this view does not show.
+	// LastIndex is the index of the last change the answer could see: the
+	// WaitIndex of the next blocking query. Each view (a topic's route, a
+	// service's URLs, a list) has its own, so a blocking query wakes for
+	// its own changes, not every change in the cluster. It may still move
+	// without this answer changing; and it starts over when the agent
+	// restarts.
 	LastIndex uint64
 
 	// RequestTime is how long the agent took to answer, blocking included.

@@ -10,11 +10,16 @@ import (
 
 // watch is the blocking-query loop every Watch method runs:
 //
-//  1. Ask once without an index, then always with the last answer's index,
-//     so the agent holds each request until something changed or watchWait
-//     passed.
-//  2. The agent's index is global, so most wake-ups are for changes to
-//     other views: fn hears only answers that differ from the last it heard.
+//  1. Ask once without an index, then with the last answer's index, so the
+//     agent holds each request until this view changed or watchWait passed.
+//     The index is the view's own (the last change its answer saw), so
+//     changes elsewhere in the cluster do not wake the watch. An answer
+//     that did not pass the index asked for (the wait ran out, or the
+//     agent restarted and its indexes started over) is followed by one
+//     plain query: see nextIndex.
+//  2. A wake-up means "maybe changed" (a view's index can move for a change
+//     that leaves this answer alike): fn hears only answers that differ
+//     from the last it heard.
 //  3. A 404 is an answer ("not there yet"), not a failure: fn hears it with
 //     the error, and the loop blocks on its index until the thing appears.
 //  4. Any other failure goes to fn, then the loop waits (backoffMin,
@@ -55,7 +60,7 @@ func watch[T any](ctx context.Context, c *Client, get func(context.Context, *Que
 			fn(v, err)
 			heard, last, lastMissing = true, v, missing
 		}
-		index = meta.LastIndex
+		index = nextIndex(index, meta)
 		// An answer without an index cannot block; pace the loop instead of
 		// spinning on an agent that breaks the contract.
 		if index == 0 && !sleep(ctx, c.backoffMin) {

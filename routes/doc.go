@@ -33,9 +33,26 @@
 //     makes the gossip layer's "apply only while alive" atomic with the
 //     drop, since a member can die between its check and the apply.
 //
+// # Indexes and watches
+//
+// Index grows by at least one with every change a view can see, and Wait
+// blocks until it passes a given value: for readers that must see every
+// change. A blocking query cares only about its own answer, so each view
+// also has an index (IndexOf a Watch: a topic's route, a service's URLs in
+// one category, the topic and service lists, the cluster table, the
+// members), the global index of the last change that could alter it, and
+// WaitFor wakes only when that moved. Per-view indexes are kept in 2^16
+// hashed slots (watch.go): fixed memory whatever the table's size, one
+// append per changed record on the write path, and a change wakes only the
+// waiters of its slots. A slot shared with another view can move a view's
+// index without changing its answer, so callers treat a wake-up as "maybe
+// changed", as Consul's blocking queries do; at 100 unrelated changes a
+// second that happens to a given watch about once in five minutes instead
+// of 100 times a second. Read a view's index before the view, so a change
+// between the two is seen by the next wait rather than missed.
+//
 // # Concurrency
 //
 // A Table is safe for concurrent use. Views return fresh values the caller
-// owns. Index grows by at least one with every change a view can see, and
-// Wait blocks until it passes a given value.
+// owns.
 package routes

@@ -110,6 +110,7 @@ func NewTable(local string, inc uint64) *Table {
 	t.origins[local] = newOriginState(inc)
 	t.origins[RulesOrigin] = newOriginState(0)
 	t.watch.init()
+	t.views.watch = &t.watch
 	return t
 }
 

@@ -59,6 +59,8 @@ type viewIndex struct {
 	queues  map[string]map[*Queue]string  // topic
 	brokers map[string]map[*Broker]string // broker name
 	urls    map[string]map[*URL]string    // interface
+	// watch hears which views each link and unlink changes (watch.go).
+	watch *watcher
 }
 
 func newViewIndex() viewIndex {
@@ -67,6 +69,7 @@ func newViewIndex() viewIndex {
 
 func (v *viewIndex) link(origin string, s stored) {
 	origin = unique.Make(origin).Value()
+	v.markRecord(v.watch, s)
 	switch r := s.p.(type) {
 	case *Broker:
 		addTo(v.brokers, r.Name, r, origin)
@@ -86,6 +89,7 @@ func (v *viewIndex) unlink(s stored) {
 	case *URL:
 		removeFrom(v.urls, r.Interface, r)
 	}
+	v.markRecord(v.watch, s)
 }
 
 func addTo[T any](m map[string]map[*T]string, name string, k *T, origin string) {

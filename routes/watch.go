@@ -2,29 +2,141 @@ package routes
 
 import (
 	"context"
+	"hash/maphash"
+	"reflect"
 	"sync"
 )
 
-// watcher is the table's index: a counter that grows on every visible change
-// and a channel closed (then replaced) on each growth, so any number of
-// waiters wake without a goroutine per waiter inside the table.
+// The table's index, and per-view indexes for blocking queries.
+//
+// The index is a counter that grows with every visible change; Wait blocks
+// until it passes a value. Anything that must see every change (the data
+// dir's savers, the RocketMQ door's command loop) waits on it.
+//
+// A blocking query only cares about its own answer. Waiting on the global
+// index woke every open watch for every change anywhere in the cluster, so
+// each view also has an index: the global index of the last change that
+// could alter it. Views are named by watch keys (topic T's queues, broker
+// B's records, the cluster table, the topic and service lists, the URLs
+// of one interface and category, the members), and each key is hashed
+// into one of watchBuckets slots holding the index of the last change to
+// any key in it. A view's index is the largest of its keys' slots:
+//
+//   - it is at least the index of the last change to the view, so a client
+//     that blocks on it misses nothing;
+//   - it can also move for a change to another key in the same slot. With
+//     2^16 slots, 100 unrelated changes a second wake a given watch about
+//     once every five minutes, where the global index woke it 100 times a
+//     second. Callers must treat a wake-up as "maybe changed", as Consul's
+//     blocking queries ask their clients to.
+//
+// The slots cost 512 KiB per table, allocated at the first change, whatever
+// the table's size. On the write path a change appends its slots to a list
+// (under the table's write lock, which every change holds); bump publishes
+// them with the new index and wakes only the waiters of those slots.
+const watchBuckets = 1 << 16
+
+// Watch keys name what a view depends on. Each is a string hashed into a
+// slot; a Watch lists the keys of one answer. A nil Watch is the whole
+// table: it waits on the global index.
+type Watch []string
+
+// Watches on the lists and tables a blocking query can read.
+var (
+	WatchTopics   = Watch{"topics"}   // the list of topics
+	WatchClusters = Watch{"clusters"} // the cluster table: every broker
+	WatchServices = Watch{"services"} // the list of interfaces
+	WatchMembers  = Watch{"members"}  // membership (see Touch)
+)
+
+func topicKey(topic string) string   { return "t\x00" + topic }
+func brokerKey(name string) string   { return "b\x00" + name }
+func serviceKey(iface string) string { return "s\x00" + iface }
+func urlsKey(iface, category string) string {
+	return "u\x00" + iface + "\x00" + category
+}
+
+// WatchService is the watch of the URLs of iface in category, and of
+// whether iface has any URL at all (a query answers 404 when it has none).
+func WatchService(iface, category string) Watch {
+	return Watch{urlsKey(iface, category), serviceKey(iface)}
+}
+
+// WatchTopicRoute is the watch of topic's route: its queue data, and the
+// records of every broker name the queue data names (whose addresses the
+// route carries, and without which a queue is left out). The broker names
+// are those of now: a queue on another broker changes the topic's key.
+func (t *Table) WatchTopicRoute(topic string) Watch {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	w := Watch{topicKey(topic)}
+	seen := map[string]bool{}
+	for q := range t.views.queues[topic] {
+		if !seen[q.BrokerName] {
+			seen[q.BrokerName] = true
+			w = append(w, brokerKey(q.BrokerName))
+		}
+	}
+	return w
+}
+
+// watcher is the global index and the per-slot indexes. Waiters block on
+// channels closed (then forgotten) when their slot, or for the global
+// index the table, changes: any number of waiters, no goroutine per
+// waiter inside the table.
 type watcher struct {
+	seed maphash.Seed
+
+	// marks are the slots changed since the last bump. Guarded by the
+	// table's mu, held for writing by every change.
+	marks []uint32
+
 	mu      sync.Mutex
 	index   uint64
-	changed chan struct{}
+	changed chan struct{}            // closed at every bump
+	slots   []uint64                 // index of the last change per slot; nil until one
+	waiters map[uint32]chan struct{} // closed when the slot changes
 }
 
 func (w *watcher) init() {
+	w.seed = maphash.MakeSeed()
 	w.index = 1
 	w.changed = make(chan struct{})
+	w.waiters = map[uint32]chan struct{}{}
 }
 
+func (w *watcher) slot(key string) uint32 {
+	return uint32(maphash.String(w.seed, key)) & (watchBuckets - 1)
+}
+
+// mark records that the coming bump changes key. The table's mu must be
+// held for writing.
+func (w *watcher) mark(key string) { w.marks = append(w.marks, w.slot(key)) }
+
+// bump publishes a change: the global index grows by one, the slots marked
+// since the last bump take its value, and their waiters wake. The table's
+// mu must be held for writing (so marks are ours to take).
 func (w *watcher) bump() {
 	w.mu.Lock()
 	w.index++
 	close(w.changed)
 	w.changed = make(chan struct{})
+	if len(w.marks) > 0 && w.slots == nil {
+		w.slots = make([]uint64, watchBuckets)
+	}
+	for _, s := range w.marks {
+		w.slots[s] = w.index
+		if ch, ok := w.waiters[s]; ok {
+			close(ch)
+			delete(w.waiters, s)
+		}
+	}
 	w.mu.Unlock()
+	if cap(w.marks) > 4096 {
+		w.marks = nil // a large merge's list is not kept for good
+	} else {
+		w.marks = w.marks[:0]
+	}
 }
 
 func (w *watcher) current() (uint64, <-chan struct{}) {
@@ -33,11 +145,36 @@ func (w *watcher) current() (uint64, <-chan struct{}) {
 	return w.index, w.changed
 }
 
+// viewIndexLocked is the index of the last change to any of keys, at least
+// 1 (the index of the empty table). w.mu must be held.
+func (w *watcher) viewIndexLocked(keys Watch) uint64 {
+	idx := uint64(1)
+	if w.slots == nil {
+		return idx
+	}
+	for _, k := range keys {
+		idx = max(idx, w.slots[w.slot(k)])
+	}
+	return idx
+}
+
 // Index is the table's current index. It starts at 1, so a blocking query
 // with index 0 returns at once.
 func (t *Table) Index() uint64 {
 	i, _ := t.watch.current()
 	return i
+}
+
+// IndexOf is the index of the last change w could see: the global index
+// for a nil Watch. Read it before reading the view, so that a change
+// between the two makes the next wait return rather than be missed.
+func (t *Table) IndexOf(w Watch) uint64 {
+	if w == nil {
+		return t.Index()
+	}
+	t.watch.mu.Lock()
+	defer t.watch.mu.Unlock()
+	return t.watch.viewIndexLocked(w)
 }
 
 // Wait blocks until the index is greater than after or ctx is done, and
@@ -57,6 +194,96 @@ func (t *Table) Wait(ctx context.Context, after uint64) uint64 {
 	}
 }
 
+// WaitFor blocks until w's index is greater than after or ctx is done, and
+// returns w's index then. Changes to other views do not wake it.
+func (t *Table) WaitFor(ctx context.Context, w Watch, after uint64) uint64 {
+	if w == nil {
+		return t.Wait(ctx, after)
+	}
+	cases := make([]reflect.SelectCase, 0, len(w)+1)
+	for {
+		t.watch.mu.Lock()
+		if i := t.watch.viewIndexLocked(w); i > after {
+			t.watch.mu.Unlock()
+			return i
+		}
+		cases = append(cases[:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+		for _, k := range w {
+			s := t.watch.slot(k)
+			ch, ok := t.watch.waiters[s]
+			if !ok {
+				ch = make(chan struct{})
+				t.watch.waiters[s] = ch
+			}
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+		}
+		t.watch.mu.Unlock()
+		if chosen, _, _ := reflect.Select(cases); chosen == 0 {
+			return t.IndexOf(w)
+		}
+	}
+}
+
 // Touch grows the index for a change outside the table that queries can
-// see, such as membership, so blocking queries on those wake too.
-func (t *Table) Touch() { t.watch.bump() }
+// see, membership: waiters on the global index and on WatchMembers wake.
+func (t *Table) Touch() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range WatchMembers {
+		t.watch.mark(k)
+	}
+	t.watch.bump()
+}
+
+// markRecord marks the watch keys a record linked into or unlinked from
+// the views changes. For a link it runs before the record is added, for an
+// unlink after it is removed, so an absent list entry means the name
+// appears or disappears from the topic or service list.
+func (v *viewIndex) markRecord(w *watcher, s stored) {
+	switch r := s.p.(type) {
+	case *Broker:
+		w.mark(brokerKey(r.Name))
+		w.mark(WatchClusters[0])
+	case *Queue:
+		w.mark(topicKey(r.Topic))
+		if len(v.queues[r.Topic]) == 0 {
+			w.mark(WatchTopics[0])
+		}
+	case *URL:
+		w.mark(urlsKey(r.Interface, r.Category))
+		if len(v.urls[r.Interface]) == 0 {
+			w.mark(serviceKey(r.Interface))
+			w.mark(WatchServices[0])
+		}
+	}
+}
+
+// WatchOf lists every key a change to r can mark: the views it appears in,
+// and the topic or service list it may join or leave.
+func WatchOf(r Record) Watch {
+	switch {
+	case r.Broker != nil:
+		return Watch{brokerKey(r.Broker.Name), WatchClusters[0]}
+	case r.Queue != nil:
+		return Watch{topicKey(r.Queue.Topic), WatchTopics[0]}
+	case r.URL != nil:
+		return Watch{urlsKey(r.URL.Interface, r.URL.Category), serviceKey(r.URL.Interface), WatchServices[0]}
+	}
+	return nil
+}
+
+// Overlaps reports whether a change under b's keys can wake a watch on a:
+// they share a slot. Tests and benchmarks use it to pick names that are
+// unrelated for this table's hash seed.
+func (t *Table) Overlaps(a, b Watch) bool {
+	slots := map[uint32]bool{}
+	for _, k := range a {
+		slots[t.watch.slot(k)] = true
+	}
+	for _, k := range b {
+		if slots[t.watch.slot(k)] {
+			return true
+		}
+	}
+	return false
+}

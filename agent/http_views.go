@@ -1,0 +1,36 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// The views the API's reads depend on, for blocking queries (see
+// routes/watch.go): each names the part of the table its answer shows, so
+// a watch on one topic or service wakes for its own changes only.
+
+// wholeTable is the view of answers that depend on anything: the global
+// index.
+func wholeTable(*http.Request) routes.Watch { return nil }
+
+func (a *Agent) membersView(*http.Request) routes.Watch  { return routes.WatchMembers }
+func (a *Agent) topicsView(*http.Request) routes.Watch   { return routes.WatchTopics }
+func (a *Agent) clustersView(*http.Request) routes.Watch { return routes.WatchClusters }
+func (a *Agent) servicesView(*http.Request) routes.Watch { return routes.WatchServices }
+
+func (a *Agent) topicView(r *http.Request) routes.Watch {
+	return a.table.WatchTopicRoute(r.PathValue("topic"))
+}
+
+func (a *Agent) serviceView(r *http.Request) routes.Watch {
+	return routes.WatchService(r.PathValue("interface"), serviceCategory(r))
+}
+
+// serviceCategory is the category a service query asks for.
+func serviceCategory(r *http.Request) string {
+	if c := r.URL.Query().Get("category"); c != "" {
+		return c
+	}
+	return "providers"
+}

@@ -1,0 +1,83 @@
+package agent_test
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/routes"
+)
+
+// Every blocking query used to wait on the table's global index, so any
+// change anywhere woke every watch. A query on one topic now returns when
+// that topic's route changes, with the index of that change, and sleeps
+// through changes to other topics and services.
+func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
+	c := agenttest.Start(t, 2)
+	http0, http1 := c.Agent(0).HTTPAddr(), c.Agent(1).HTTPAddr()
+	call(t, "PUT", http0, "/v1/brokers", brokerReg("own", "10.4.0.1:10911", "Own"), nil)
+	everywhere(t, c, 10*time.Second, wantRoute(t, "Own", "10.4.0.1:10911"))
+	table := c.Agent(1).Table()
+	watch := table.WatchTopicRoute("Own")
+	_, h := call(t, "GET", http1, "/v1/topics/Own", nil, &route{})
+	index, _ := strconv.ParseUint(h.Get("X-Namecast-Index"), 10, 64)
+	if index != table.IndexOf(watch) {
+		t.Fatalf("route answered index %d, its view's is %d", index, table.IndexOf(watch))
+	}
+
+	type answer struct {
+		index uint64
+		addr  string
+		at    time.Time
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var r route
+		_, h := call(t, "GET", http1, "/v1/topics/Own?index="+strconv.FormatUint(index, 10)+"&wait=60s", nil, &r)
+		i, _ := strconv.ParseUint(h.Get("X-Namecast-Index"), 10, 64)
+		done <- answer{i, r.BrokerDatas[0].BrokerAddrs["0"], time.Now()}
+	}()
+	// Unrelated changes, on names that share no slot with the watch.
+	for i, n := 0, 0; n < 5; i++ {
+		topic, iface, name := fmt.Sprintf("Other%d", i), fmt.Sprintf("com.other.S%d", i), "other"+strconv.Itoa(i)
+		var other routes.Watch
+		for _, r := range []routes.Record{{Broker: &routes.Broker{Name: name}}, {Queue: &routes.Queue{Topic: topic}},
+			{URL: &routes.URL{Interface: iface, Category: "providers"}}} {
+			other = append(other, routes.WatchOf(r)...)
+		}
+		if table.Overlaps(watch, other) {
+			continue
+		}
+		n++
+		call(t, "PUT", http0, "/v1/brokers", brokerReg(name, "10.4.1.1:10911", topic), nil)
+		call(t, "PUT", http0, "/v1/urls", map[string]string{"url": "dubbo://10.4.2.1:20880/" + iface}, nil)
+		everywhere(t, c, 10*time.Second, wantRoute(t, topic, "10.4.1.1:10911"))
+	}
+	select {
+	case a := <-done:
+		t.Fatalf("the watch on Own returned at index %d for changes to other topics and services", a.index)
+	default:
+	}
+	if table.Index() <= index {
+		t.Fatalf("the table's index %d did not move past %d", table.Index(), index)
+	}
+
+	// Its own broker moves: the watch returns with the new address.
+	moved := time.Now()
+	call(t, "PUT", http0, "/v1/brokers", brokerReg("own", "10.4.0.2:10911", "Own"), nil)
+	select {
+	case a := <-done:
+		if a.addr != "10.4.0.2:10911" || a.index <= index || a.index != table.IndexOf(table.WatchTopicRoute("Own")) {
+			t.Fatalf("woke with %q at index %d (asked %d, view now %d)", a.addr, a.index, index, table.IndexOf(watch))
+		}
+		t.Logf("woke %v after the change", a.at.Sub(moved))
+	case <-time.After(20 * time.Second):
+		t.Fatal("the watch on Own did not return when its broker moved")
+	}
+	if status, _ := call(t, "GET", http1, "/v1/health", nil, nil); status != http.StatusOK {
+		t.Fatalf("health: %d", status)
+	}
+}

@@ -1,0 +1,129 @@
+package routes
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func url(iface, category, u string) Record {
+	return Record{URL: &URL{Interface: iface, Category: category, URL: u}}
+}
+
+// unrelated returns n records whose watch keys share no slot with w: with
+// slots hashed from a random seed, a key in a watched slot would wake the
+// watch by design (see watch.go), and the test must not depend on the seed.
+func unrelated(t *Table, w Watch, n int) []Record {
+	taken := map[uint32]bool{}
+	for _, k := range append(w, WatchTopics[0], WatchServices[0]) {
+		taken[t.watch.slot(k)] = true
+	}
+	var out []Record
+	for i := 0; len(out) < n; i++ {
+		topic, broker := fmt.Sprintf("other-%d", i), fmt.Sprintf("ob-%d", i)
+		if !taken[t.watch.slot(topicKey(topic))] && !taken[t.watch.slot(brokerKey(broker))] {
+			out = append(out, queue(broker, topic, 4))
+		}
+	}
+	return out
+}
+
+// A view's index is the index of its last change; changes elsewhere leave
+// it, and its waiters, alone.
+func TestViewIndexMovesOnlyForItsView(t *testing.T) {
+	a, b := NewTable("a", 1), NewTable("b", 1)
+	d, _ := a.ApplyLocal([]Record{broker("c", "b1", 0, "10.0.0.1:1"), queue("b1", "T", 4),
+		url("com.S", "providers", "dubbo://10.0.0.1:2/com.S")}, nil)
+	b.Apply(d)
+	topic, svc := b.WatchTopicRoute("T"), WatchService("com.S", "providers")
+	if len(topic) != 2 {
+		t.Fatalf("route watch %q, want the topic and its broker", topic)
+	}
+	seen := b.IndexOf(topic)
+	if seen != b.Index() || b.IndexOf(svc) != b.Index() {
+		t.Fatalf("after one change: topic %d, service %d, table %d", seen, b.IndexOf(svc), b.Index())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	woke := make(chan uint64, 1)
+	go func() { woke <- b.WaitFor(ctx, topic, seen) }()
+
+	others := unrelated(b, append(topic, svc...), 200)
+	for i, r := range others {
+		d, _ := a.ApplyLocal([]Record{r}, nil)
+		b.Apply(d)
+		if i%2 == 0 {
+			d, _ = a.ApplyLocal(nil, []string{r.Key()})
+			b.Apply(d)
+		}
+	}
+	if got := b.IndexOf(topic); got != seen {
+		t.Fatalf("topic's index moved from %d to %d for unrelated changes", seen, got)
+	}
+	if got := b.IndexOf(svc); got != seen {
+		t.Fatalf("service's index moved from %d to %d for unrelated changes", seen, got)
+	}
+	if b.IndexOf(WatchTopics) <= seen || b.Index() <= seen {
+		t.Fatalf("the topic list (%d) and the table (%d) must have moved past %d", b.IndexOf(WatchTopics), b.Index(), seen)
+	}
+	select {
+	case i := <-woke:
+		t.Fatalf("the topic's watch woke at %d for unrelated changes", i)
+	default:
+	}
+
+	// The broker's address is part of the route: the watch wakes, with
+	// the index of that change.
+	d, _ = a.ApplyLocal([]Record{broker("c", "b1", 0, "10.0.0.9:1")}, nil)
+	b.Apply(d)
+	select {
+	case i := <-woke:
+		if i != b.Index() {
+			t.Fatalf("woke at %d, want the change's index %d", i, b.Index())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the topic's watch did not wake when its broker moved")
+	}
+	// A URL of another category of the same interface leaves providers
+	// alone; a provider wakes it.
+	seen = b.IndexOf(svc)
+	d, _ = a.ApplyLocal([]Record{url("com.S", "consumers", "consumer://10.0.0.5/com.S")}, nil)
+	b.Apply(d)
+	if got := b.IndexOf(svc); got != seen && b.watch.slot(urlsKey("com.S", "consumers")) != b.watch.slot(svc[0]) {
+		t.Fatalf("providers' index moved from %d to %d for a consumer", seen, got)
+	}
+	d, _ = a.ApplyLocal(nil, []string{URLKey("com.S", "providers", "dubbo://10.0.0.1:2/com.S")})
+	b.Apply(d)
+	if got := b.IndexOf(svc); got != b.Index() {
+		t.Fatalf("providers' index %d after its provider left, want %d", got, b.Index())
+	}
+}
+
+// A waiter on a topic nobody serves yet wakes when it appears, and an
+// origin's death wakes the views of its records.
+func TestWaitForWakesOnAppearAndDrop(t *testing.T) {
+	a, b := NewTable("a", 1), NewTable("b", 1)
+	w := b.WatchTopicRoute("New")
+	after := b.IndexOf(w)
+	woke := make(chan uint64, 1)
+	go func() { woke <- b.WaitFor(context.Background(), w, after) }()
+	d, _ := a.ApplyLocal([]Record{broker("c", "nb", 0, "10.0.0.1:1"), queue("nb", "New", 4)}, nil)
+	b.Apply(d)
+	if i := <-woke; i <= after {
+		t.Fatalf("woke at %d, not past %d", i, after)
+	}
+	w = b.WatchTopicRoute("New")
+	after = b.IndexOf(w)
+	go func() { woke <- b.WaitFor(context.Background(), w, after) }()
+	b.DropOrigin("a")
+	if i := <-woke; i <= after {
+		t.Fatalf("woke at %d after the drop, not past %d", i, after)
+	}
+	// A wait that ends with its context answers the view's index.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if got := b.WaitFor(ctx, w, b.IndexOf(w)); got != b.IndexOf(w) {
+		t.Fatalf("timed-out wait answered %d, want %d", got, b.IndexOf(w))
+	}
+}
