@@ -116,7 +116,7 @@ func TestWaitForWakesOnAppearAndDrop(t *testing.T) {
 	w = b.WatchTopicRoute("New")
 	after = b.IndexOf(w)
 	go func() { woke <- b.WaitFor(context.Background(), w, after) }()
-	b.DropOrigin("a")
+	b.DropOrigin("a", 1)
 	if i := <-woke; i <= after {
 		t.Fatalf("woke at %d after the drop, not past %d", i, after)
 	}
