@@ -12,10 +12,19 @@ import (
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
-// maxPending bounds the replies and notifications queued for one client.
-// A client that stops reading past it is disconnected (its session then
-// lives for the grace period like any other dropped connection).
-const maxPending = 16 << 20
+// A client that stops reading its replies stops being read (backpressure)
+// once drainAt bytes are queued for it; notifications, which other
+// goroutines queue and which cannot wait, disconnect it past maxPending
+// (its session then lives for the grace like any dropped connection).
+const (
+	drainAt    = 4 << 20
+	maxPending = 16 << 20
+)
+
+// chunk is the size frames are batched in: small replies share chunks, a
+// large one (a listing of 1,000 provider URLs is ~110 KB) fills its own,
+// so queuing never copies what is already queued.
+const chunk = 16 << 10
 
 // conn is one client connection: serve reads and answers requests in
 // order on its own goroutine; writeLoop sends what is queued, so
@@ -32,30 +41,42 @@ type conn struct {
 	watches map[watchKey]struct{}
 
 	outMu   sync.Mutex
-	out     []byte
-	closing bool // no more writes: close after flushing what is queued
+	out     [][]byte // chunks of whole frames, in order
+	pending int      // bytes in out
+	closing bool     // no more writes: close after flushing what is queued
 	dead    bool
 	wake    chan struct{}
-	buf     []byte // reader goroutine only: the frame buffer
+	drained chan struct{} // a write finished
+	buf     []byte        // reader goroutine only: the frame buffer
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	return &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, 16<<10), remote: nc.RemoteAddr().String(),
-		watches: map[watchKey]struct{}{}, wake: make(chan struct{}, 1)}
+		watches: map[watchKey]struct{}{}, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
 }
 
-// enqueue queues one frame built by body. It never blocks.
-func (c *conn) enqueue(body func(*zkwire.Encoder)) {
+// enqueue queues one frame built by body. It never blocks; a notification
+// (notify) that finds maxPending queued closes the connection.
+func (c *conn) enqueue(body func(*zkwire.Encoder)) { c.queue(body, false) }
+
+func (c *conn) queue(body func(*zkwire.Encoder), notification bool) {
 	c.outMu.Lock()
 	if c.dead || c.closing {
 		c.outMu.Unlock()
 		return
 	}
-	c.out = zkwire.AppendPacket(c.out, body)
-	over := len(c.out) > maxPending
+	n := len(c.out)
+	if n == 0 || len(c.out[n-1]) >= chunk {
+		c.out = append(c.out, make([]byte, 0, chunk))
+		n++
+	}
+	before := len(c.out[n-1])
+	c.out[n-1] = zkwire.AppendPacket(c.out[n-1], body)
+	c.pending += len(c.out[n-1]) - before
+	over := notification && c.pending > maxPending
 	if over {
 		c.dead = true
-		c.out = nil
+		c.out, c.pending = nil, 0
 	}
 	c.outMu.Unlock()
 	if over {
@@ -84,10 +105,10 @@ func (c *conn) reply(xid, err int32, body zkwire.Record) {
 // notify queues a watch notification.
 func (c *conn) notify(ev int32, path string, zxid int64) {
 	c.s.stats.notifications.Add(1)
-	c.enqueue(func(e *zkwire.Encoder) {
+	c.queue(func(e *zkwire.Encoder) {
 		(&zkwire.ReplyHeader{Xid: zkwire.XidNotification, Zxid: zxid}).Encode(e)
 		(&zkwire.WatcherEvent{Type: ev, State: zkwire.StateSyncConnected, Path: path}).Encode(e)
-	})
+	}, true)
 }
 
 // finish closes the connection once what is queued is written.
@@ -114,10 +135,10 @@ func (c *conn) close() {
 }
 
 func (c *conn) writeLoop() {
-	var batch []byte
 	for {
 		c.outMu.Lock()
-		batch, c.out = c.out, batch[:0]
+		batch := c.out
+		c.out, c.pending = nil, 0
 		closing, dead := c.closing, c.dead
 		c.outMu.Unlock()
 		if dead {
@@ -125,12 +146,14 @@ func (c *conn) writeLoop() {
 		}
 		if len(batch) > 0 {
 			c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
-			if _, err := c.nc.Write(batch); err != nil {
+			bufs := net.Buffers(batch)
+			if _, err := bufs.WriteTo(c.nc); err != nil {
 				c.close()
 				return
 			}
-			if cap(batch) > 1<<20 {
-				batch = nil
+			select {
+			case c.drained <- struct{}{}:
+			default:
 			}
 			continue
 		}
@@ -185,6 +208,9 @@ func (c *conn) run() error {
 		return errExpired
 	}
 	for {
+		if !c.waitDrained() {
+			return errServerClosed
+		}
 		c.nc.SetReadDeadline(time.Now().Add(timeout))
 		raw, err := zkwire.ReadLength(c.br)
 		if err == nil {
@@ -201,6 +227,31 @@ func (c *conn) run() error {
 		}
 		if cap(c.buf) > 64<<10 {
 			c.buf = nil
+		}
+	}
+}
+
+// waitDrained holds the reader while drainAt bytes of replies wait to be
+// written: a client pipelining faster than it reads is slowed, not cut.
+// false when the connection or server closed meanwhile.
+func (c *conn) waitDrained() bool {
+	for {
+		c.outMu.Lock()
+		pending, dead := c.pending, c.dead
+		c.outMu.Unlock()
+		if dead {
+			return false
+		}
+		if pending < drainAt {
+			return true
+		}
+		select {
+		case <-c.drained:
+		case <-c.s.ctx.Done():
+			return false
+		case <-time.After(c.s.cfg.WriteTimeout):
+			// The writer is stuck on a client that reads nothing; its write
+			// deadline will close the connection.
 		}
 	}
 }

@@ -34,7 +34,7 @@ func (f *fakeRegistry) Table() *routes.Table { return f.t }
 func (f *fakeRegistry) Ready() bool          { return !f.notYet.Load() }
 
 // startServer runs a Server on a free port over a fresh table.
-func startServer(t *testing.T, tune ...func(*Config)) (*Server, *fakeRegistry) {
+func startServer(t testing.TB, tune ...func(*Config)) (*Server, *fakeRegistry) {
 	t.Helper()
 	reg := &fakeRegistry{t: routes.NewTable("local", 1)}
 	cfg := Config{Addr: "127.0.0.1:0", Registry: reg, DeleteHold: 50 * time.Millisecond}
@@ -54,12 +54,12 @@ func startServer(t *testing.T, tune ...func(*Config)) (*Server, *fakeRegistry) {
 
 // raw is a client speaking frames by hand.
 type raw struct {
-	t  *testing.T
+	t  testing.TB
 	nc net.Conn
 	br *bufio.Reader
 }
 
-func dialRaw(t *testing.T, s *Server) *raw {
+func dialRaw(t testing.TB, s *Server) *raw {
 	t.Helper()
 	nc, err := net.Dial("tcp", s.Addr())
 	if err != nil {

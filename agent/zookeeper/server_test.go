@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -193,5 +194,40 @@ func TestCreate2AndContainer(t *testing.T) {
 	r2.handshake(false)
 	if h, _, _ := r2.call(1, zkwire.OpExists, &zkwire.PathWatch{Path: "/services/x"}); h.Err != zkwire.ErrNoNode {
 		t.Fatalf("ephemeral after closeSession: err %d", h.Err)
+	}
+}
+
+// A client that pipelines far more than it reads is slowed down, not
+// disconnected: every reply arrives, in order.
+func TestPipelinedBigRepliesBackpressure(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	create(t, r, 1, "/big", 0)
+	long := strings.Repeat("x", 900)
+	for i := 0; i < 100; i++ {
+		create(t, r, int32(2+i), fmt.Sprintf("/big/%s%03d", long, i), 0)
+	}
+	const n = 300 // ~27 MB of replies, beyond maxPending
+	var frames []byte
+	for i := int32(1); i <= n; i++ {
+		frames = zkwire.AppendPacket(frames, func(e *zkwire.Encoder) {
+			(&zkwire.RequestHeader{Xid: i, Type: zkwire.OpGetChildren}).Encode(e)
+			(&zkwire.PathWatch{Path: "/big"}).Encode(e)
+		})
+	}
+	if _, err := r.nc.Write(frames); err != nil {
+		t.Fatal(err)
+	}
+	r.nc.SetDeadline(time.Now().Add(60 * time.Second))
+	for i := int32(1); i <= n; i++ {
+		d := zkwire.NewDecoder(r.recv())
+		var h zkwire.ReplyHeader
+		h.Decode(d)
+		var ch zkwire.ChildrenResponse
+		ch.Decode(d)
+		if h.Xid != i || len(ch.Children) != 100 {
+			t.Fatalf("reply %d: xid %d, %d children", i, h.Xid, len(ch.Children))
+		}
 	}
 }

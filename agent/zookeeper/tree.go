@@ -33,7 +33,8 @@ type znode struct {
 	czxid, mzxid, pzxid int64
 	seen                int64 // ms when it appeared here, for records without times
 	cversion            int32
-	cvalid              bool
+	cvalid              bool // cversion and sorted reflect children
+	sorted              []string
 }
 
 type tree struct {
@@ -128,9 +129,7 @@ func (s *Server) removeNode(p string) {
 // stat is n's Stat. cversion is derived from the child names (spec §7.2):
 // equal on every agent for equal children, different after any change.
 func (n *znode) stat() zkwire.Stat {
-	if !n.cvalid {
-		n.cversion, n.cvalid = childVersion(n.children), true
-	}
+	n.refreshChildren()
 	ctime, mtime := n.ctime, n.mtime
 	if ctime == 0 {
 		ctime = n.seen
@@ -145,15 +144,11 @@ func (n *znode) stat() zkwire.Stat {
 	}
 }
 
-func childVersion(children map[string]struct{}) int32 {
-	if len(children) == 0 {
+// childVersion hashes the sorted child names (0 for none).
+func childVersion(names []string) int32 {
+	if len(names) == 0 {
 		return 0
 	}
-	names := make([]string, 0, len(children))
-	for c := range children {
-		names = append(names, c)
-	}
-	sort.Strings(names)
 	h := fnv.New32a()
 	for i, c := range names {
 		if i > 0 {
@@ -164,12 +159,22 @@ func childVersion(children map[string]struct{}) int32 {
 	return int32(h.Sum32()&0x7fffffff) | 1
 }
 
-// childNames lists n's children sorted.
+// childNames lists n's children sorted. The list is cached until the
+// children change (a category of 1,000 providers is listed far more often
+// than it changes); callers must not modify it.
 func (n *znode) childNames() []string {
-	out := make([]string, 0, len(n.children))
-	for c := range n.children {
-		out = append(out, c)
+	n.refreshChildren()
+	return n.sorted
+}
+
+func (n *znode) refreshChildren() {
+	if n.cvalid {
+		return
 	}
-	sort.Strings(out)
-	return out
+	n.sorted = make([]string, 0, len(n.children))
+	for c := range n.children {
+		n.sorted = append(n.sorted, c)
+	}
+	sort.Strings(n.sorted)
+	n.cversion, n.cvalid = childVersion(n.sorted), true
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/namecast/namecast/routes"
 )
 
-func create(t *testing.T, r *raw, xid int32, path string, flags int32) []zkwire.WatcherEvent {
+func create(t testing.TB, r *raw, xid int32, path string, flags int32) []zkwire.WatcherEvent {
 	t.Helper()
 	h, _, evs := r.call(xid, zkwire.OpCreate, &zkwire.CreateRequest{Path: path, Data: []byte("d"), ACL: openACL, Flags: flags})
 	if h.Err != 0 {

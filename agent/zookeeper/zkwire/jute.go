@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -137,8 +138,14 @@ func (e *Encoder) String(s string) {
 	e.B = append(e.B, s...)
 }
 
-// Strings writes a vector<ustring>, never as -1.
+// Strings writes a vector<ustring>, never as -1. It sizes the buffer once:
+// a listing of 1,000 provider URLs is ~110 KB.
 func (e *Encoder) Strings(v []string) {
+	n := 4
+	for _, s := range v {
+		n += 4 + len(s)
+	}
+	e.B = slices.Grow(e.B, n)
 	e.Int(int32(len(v)))
 	for _, s := range v {
 		e.String(s)
