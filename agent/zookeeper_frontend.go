@@ -52,3 +52,7 @@ func (a *Agent) ZooKeeperAddr() string {
 	}
 	return a.zookeeper.Addr()
 }
+
+// ZooKeeper is the ZooKeeper door (session operations for operators and
+// tests), or nil when it is off.
+func (a *Agent) ZooKeeper() *zookeeper.Server { return a.zookeeper }

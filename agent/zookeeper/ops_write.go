@@ -23,11 +23,8 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 	switch flags {
 	case zkwire.FlagPersistent, zkwire.FlagEphemeral, zkwire.FlagContainer:
 	case zkwire.FlagPersistentSequential, zkwire.FlagEphemeralSequential:
-		if ss := c.sess; ss != nil && !ss.warned[r.Path] {
-			if ss.warned == nil {
-				ss.warned = map[string]bool{}
-			}
-			ss.warned[r.Path] = true
+		if ss := c.sess; ss != nil && !ss.warnedSeq {
+			ss.warnedSeq = true // once per session: a retrying client must not flood the log
 			s.log.Warn("sequential create refused (UNIMPLEMENTED): without consensus an agent cannot mint cluster-unique ordered names",
 				"path", r.Path, "session", hexID(ss.id), "remote", c.remote)
 		}

@@ -14,14 +14,14 @@ import (
 // znodes are this agent's records, and another agent answers its id with
 // "expired". s.mu guards it.
 type session struct {
-	id      int64
-	passwd  []byte
-	timeout time.Duration
-	conn    *conn               // nil while detached
-	keys    map[string]struct{} // the ephemeral records it owns
-	timer   *time.Timer         // expiry while detached
-	warned  map[string]bool     // sequential-create paths already logged
-	ended   bool
+	id        int64
+	passwd    []byte
+	timeout   time.Duration
+	conn      *conn               // nil while detached
+	keys      map[string]struct{} // the ephemeral records it owns
+	timer     *time.Timer         // expiry while detached
+	warnedSeq bool                // a sequential create was logged
+	ended     bool
 }
 
 func (ss *session) stopTimer() {
