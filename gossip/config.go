@@ -44,7 +44,10 @@ type Config struct {
 	// queue, and every member's, since members relay what they learn,
 	// without limit.
 	MaxQueuedBroadcasts int
-	Logger              *slog.Logger
+	// Streams bounds what peers can make this member hold with incoming
+	// gossip streams (see streams.go); zero fields take defaults.
+	Streams StreamLimits
+	Logger  *slog.Logger
 	Metrics             *metrics.Metrics
 }
 

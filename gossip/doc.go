@@ -40,6 +40,9 @@
 //     so both sides of a healed partition merge again by themselves.
 //  5. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
 //     member without extra traffic.
+//  6. Incoming streams pass through our transport (streams.go), which
+//     bounds what a peer can make us hold: streams per peer IP and in all,
+//     an idle deadline per read, and bytes per stream.
 //
 // # Concurrency
 //

@@ -30,6 +30,7 @@ type Gossip struct {
 	meta  []byte
 
 	ml      atomic.Pointer[memberlist.Memberlist]
+	streams *limitedTransport // bounds incoming streams (streams.go)
 	queue   *memberlist.TransmitLimitedQueue
 	queueMu sync.Mutex // serialises enqueue's add-then-prune
 	push    pushBudget
@@ -97,8 +98,14 @@ func (g *Gossip) Start() error {
 	if mc.Logger == nil && mc.LogOutput == nil {
 		mc.Logger = log.New(g.log.writer(), "", 0)
 	}
+	lt, err := g.limitStreams(&mc)
+	if err != nil {
+		return fmt.Errorf("starting gossip on %s:%d: %w", mc.BindAddr, mc.BindPort, err)
+	}
+	g.streams = lt
 	ml, err := memberlist.Create(&mc)
 	if err != nil {
+		_ = lt.Shutdown()
 		return fmt.Errorf("starting gossip on %s:%d: %w", mc.BindAddr, mc.BindPort, err)
 	}
 	g.ml.Store(ml)
