@@ -48,7 +48,7 @@ type Config struct {
 	// gossip streams (see streams.go); zero fields take defaults.
 	Streams StreamLimits
 	Logger  *slog.Logger
-	Metrics             *metrics.Metrics
+	Metrics *metrics.Metrics
 }
 
 // Profile returns the memberlist configuration and gossip timings of a named
