@@ -86,6 +86,9 @@ type Config struct {
 	// TuneMemberlist, when set, adjusts the memberlist configuration last
 	// (tests inject transports and faster timings here).
 	TuneMemberlist func(*memberlist.Config) `json:"-"`
+	// Version is the binary's version, shown by GET /v1/agent; empty: the
+	// module version from the build info.
+	Version string `json:"-"`
 }
 
 // DefaultConfig is the configuration of a production agent.

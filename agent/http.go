@@ -58,6 +58,7 @@ func (a *Agent) serveHTTP() {
 	mux.Handle("/v1/services/{interface}", a.watched(a.serviceView, methods{"GET": a.getService}))
 	mux.Handle("/v1/keys", a.endpoint(methods{"POST": a.postKeys}))
 	mux.Handle("/metrics", a.metricsHandler())
+	a.serveUI(mux)
 	mux.Handle("/", a.endpoint(nil))
 	a.httpSrv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
 		IdleTimeout: idleConnection, ErrorLog: nil}

@@ -61,6 +61,7 @@ func runAgent(args []string) int {
 		return 2
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	cfg.Version = versionString()
 	a, err := agent.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "namecast agent:", err)

@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/hashicorp/serf/coordinate"
+)
+
+// Read-only endpoints for looking at the cluster rather than routing in
+// it: what this agent is, where each member sits in Vivaldi space, who owns
+// which records, the cluster-wide rules and every broker registration with
+// the agent it came through. The web UI reads these, and so can curl.
+
+// redacted stands in for a secret that is set.
+const redacted = "<redacted>"
+
+// AgentInfo is GET /v1/agent.
+type AgentInfo struct {
+	Node         string          `json:"node"`
+	Version      string          `json:"version"`
+	GoVersion    string          `json:"goVersion"`
+	Started      time.Time       `json:"started"`
+	Uptime       string          `json:"uptime"`
+	Incarnation  uint64          `json:"incarnation"`
+	GossipAddr   string          `json:"gossipAddr"`
+	HTTPAddr     string          `json:"httpAddr"`
+	RocketMQAddr string          `json:"rocketmqAddr"`
+	Ready        bool            `json:"ready"`
+	Config       json.RawMessage `json:"config"`
+}
+
+func (a *Agent) getAgent(r *http.Request) (any, error) {
+	cfg, err := json.Marshal(a.redactedConfig())
+	if err != nil {
+		return nil, err
+	}
+	started := a.readiness.started
+	return AgentInfo{
+		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),
+		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
+		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
+		GossipAddr:  a.GossipAddr(), HTTPAddr: a.HTTPAddr(), RocketMQAddr: a.RocketMQAddr(),
+		Ready: a.Ready(), Config: cfg,
+	}, nil
+}
+
+// redactedConfig is the configuration as its config file would say it,
+// secrets replaced: it is shown to anyone who can read the API.
+func (a *Agent) redactedConfig() Config {
+	c := a.cfg
+	if c.HTTPToken != "" {
+		c.HTTPToken = redacted
+	}
+	if c.EncryptKey != "" {
+		c.EncryptKey = redacted
+	}
+	return c
+}
+
+func (a *Agent) version() string {
+	if a.cfg.Version != "" {
+		return a.cfg.Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// MemberCoordinate is one entry of GET /v1/coordinates. Coord and RTTms
+// are null until a probe of the member has completed.
+type MemberCoordinate struct {
+	Name  string      `json:"name"`
+	Coord *Coordinate `json:"coord"`
+	RTTms *float64    `json:"rttMs"`
+}
+
+// Coordinate is a Vivaldi network coordinate (serf's, with JSON names).
+type Coordinate struct {
+	Vec        []float64 `json:"vec"`
+	Error      float64   `json:"error"`
+	Adjustment float64   `json:"adjustment"`
+	Height     float64   `json:"height"`
+}
+
+func toCoordinate(c *coordinate.Coordinate) *Coordinate {
+	return &Coordinate{Vec: c.Vec, Error: c.Error, Adjustment: c.Adjustment, Height: c.Height}
+}
+
+// getCoordinates lists every known member, this agent first, with its
+// coordinate and the round trip from this agent estimated from them.
+func (a *Agent) getCoordinates(r *http.Request) (any, error) {
+	self, others := a.gossip.Coordinates()
+	zero := 0.0
+	out := []MemberCoordinate{{Name: a.cfg.NodeName, Coord: toCoordinate(self), RTTms: &zero}}
+	for _, m := range a.gossip.Members() {
+		if m.Name == a.cfg.NodeName {
+			continue
+		}
+		mc := MemberCoordinate{Name: m.Name}
+		if c, ok := others[m.Name]; ok {
+			ms := float64(self.DistanceTo(c)) / float64(time.Millisecond)
+			mc.Coord, mc.RTTms = toCoordinate(c), &ms
+		}
+		out = append(out, mc)
+	}
+	return out, nil
+}
+
+func (a *Agent) getOrigins(r *http.Request) (any, error) { return a.table.OriginStats(), nil }
+
+// Rule is one entry of GET /v1/rules: a Dubbo dynamic=false URL or a
+// RocketMQ KV config entry, with the write that made it.
+type Rule struct {
+	Kind      string `json:"kind"` // "url" or "kv"
+	Key       string `json:"key"`
+	Time      uint64 `json:"time"`
+	Writer    string `json:"writer"`
+	Interface string `json:"interface,omitempty"`
+	Category  string `json:"category,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Value     string `json:"value,omitempty"`
+}
+
+func (a *Agent) getRules(r *http.Request) (any, error) {
+	out := []Rule{}
+	for _, e := range a.table.Rules() {
+		rule := Rule{Key: e.Key, Time: e.Time, Writer: e.Writer}
+		switch rec := e.Record; {
+		case rec.URL != nil:
+			rule.Kind, rule.Interface, rule.Category, rule.URL = "url", rec.URL.Interface, rec.URL.Category, rec.URL.URL
+		case rec.KV != nil:
+			rule.Kind, rule.Namespace, rule.Name, rule.Value = "kv", rec.KV.Namespace, rec.KV.Key, rec.KV.Value
+		default:
+			continue
+		}
+		out = append(out, rule)
+	}
+	return map[string][]Rule{"rules": out}, nil
+}
+
+// BrokerEntry is one entry of GET /v1/brokers.
+type BrokerEntry struct {
+	Cluster    string `json:"cluster"`
+	BrokerName string `json:"brokerName"`
+	BrokerID   int64  `json:"brokerId"`
+	Addr       string `json:"addr"`
+	HAAddr     string `json:"haAddr,omitempty"`
+	Zone       string `json:"zone,omitempty"`
+	Origin     string `json:"origin"`
+}
+
+func (a *Agent) getBrokers(r *http.Request) (any, error) {
+	out := []BrokerEntry{}
+	for _, b := range a.table.BrokerEntries() {
+		out = append(out, BrokerEntry{Cluster: b.Cluster, BrokerName: b.Name, BrokerID: b.ID, Addr: b.Addr,
+			HAAddr: b.HAAddr, Zone: b.Zone, Origin: b.Origin})
+	}
+	return map[string][]BrokerEntry{"brokers": out}, nil
+}
