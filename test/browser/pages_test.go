@@ -72,7 +72,7 @@ func TestPages(t *testing.T) {
 			{"/ui/clusters", []string{"DefaultCluster", "ClusterB", "192.0.2.1:10911 via agent-1", "192.0.2.11:10911 via agent-2", "192.0.2.2:10911 via agent-2"}},
 			{"/ui/services", []string{iface}},
 			{"/ui/services/" + iface, []string{"192.0.2.10:20880", "greeter-app", "hello, bye", "shop", "dynamic=false", "3000", "<redacted>"}},
-			{"/ui/rules", []string{"agent-1@", "agent-2@", "configurators", "routers", "host=192.0.2.9"}},
+			{"/ui/rules", []string{"agent-1\nincarnation ", "agent-2\nincarnation ", "configurators", "routers", "host=192.0.2.9"}},
 			{"/ui/agent", []string{"agent-3", "http_token", "<redacted>", "memberlist"}},
 		} {
 			if err := tab.Open(a3.URL(p.path)); err != nil {
