@@ -65,7 +65,7 @@ func TestPages(t *testing.T) {
 			path string
 			want []string
 		}{
-			{"/ui/", []string{"agent-3", "3 alive", "2 broker groups", "12 records"}},
+			{"/ui/", []string{"agent-3", "3 alive", "2 broker groups", "12\nin this agent's copy"}},
 			{"/ui/members", []string{"agent-1", "agent-2", "agent-3", "zone=z1", "note=" + hostile}},
 			{"/ui/topics", []string{"TopicFromA", "TopicFromB", "Shared"}},
 			{"/ui/topics/Shared", []string{"broker-a", "broker-b", "agent-1", "agent-2", "master 192.0.2.1:10911", "slave 1 192.0.2.11:10911"}},

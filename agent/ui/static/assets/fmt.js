@@ -7,6 +7,7 @@ export function perm(p) {
 
 export function ms(v) {
   if (v === null || v === undefined) return '—';
+  if (v === 0) return 'local';
   return v < 1 ? v.toFixed(2) + ' ms' : v < 100 ? v.toFixed(1) + ' ms' : Math.round(v) + ' ms';
 }
 
@@ -91,3 +92,8 @@ export function matches(query, ...fields) {
 }
 
 export const enc = encodeURIComponent;
+
+// plural says '1 broker group', '2 broker groups'.
+export function plural(n, one, many) {
+  return num(n) + ' ' + (n === 1 ? one : many || one + 's');
+}

@@ -2,7 +2,7 @@
 // seen since the page opened (the API keeps no history, so neither do we).
 import {h, replace, link, badge} from '../dom.js';
 import {watch} from '../live.js';
-import {num} from '../fmt.js';
+import {num, plural} from '../fmt.js';
 import {section} from '../widgets.js';
 
 export default function overview({main, signal, title}) {
@@ -38,9 +38,10 @@ export default function overview({main, signal, title}) {
         card('Agent', health.node, badge(health.status), health.ready ? 'synced' : 'syncing'),
         card('Cluster', h('span', {class: 'small-value'}, cfg.cluster || '(no label)'), d.agent.body.version, 'profile ' + (cfg.profile || '')),
         card(link('/ui/members', 'Members'), num(by('alive')) + ' alive', by('dead') + ' dead', by('left') + ' left'),
-        card(link('/ui/topics', 'Topics'), num(now.topics.size), num(brokers) + ' broker groups'),
-        card(link('/ui/services', 'Services'), num(now.services.size), num(records) + ' records'),
-        card(link('/ui/rules', 'Rules'), num(rules), 'cluster-wide')),
+        card(link('/ui/topics', 'Topics'), num(now.topics.size), plural(brokers, 'broker group'), link('/ui/clusters', 'clusters')),
+        card(link('/ui/services', 'Services'), num(now.services.size), 'interfaces'),
+        card(link('/ui/rules', 'Rules'), num(rules), 'cluster-wide'),
+        card('Records', num(records), 'in this agent\'s copy of the table')),
       section('Recent changes',
         changes.length ? h('ul', {class: 'changes'}, changes.map((c) => h('li', null,
           h('time', null, c.at.toLocaleTimeString()), ' ', c.what, ' ', c.name ? c.path ? link(c.path, c.name) : c.name : '')))
