@@ -33,6 +33,16 @@ func TestInspectionEndpoints(t *testing.T) {
 	put(a0, "/v1/brokers", brokerReg("b0", "192.0.2.1:10911", "T0"))
 	put(a1, "/v1/brokers", brokerReg("b1", "192.0.2.2:10911", "T1"))
 	put(a1, "/v1/urls", map[string]string{"url": "override://0.0.0.0/com.example.S?category=configurators&dynamic=false&timeout=1"})
+	// The second rule is written where the first is known, so it is
+	// ordered after it whatever the two agents' clocks said before.
+	testutil.Eventually(t, 10*time.Second, func() error {
+		var rules struct{ Rules []agent.Rule }
+		call(t, "GET", a0, "/v1/rules", nil, &rules)
+		if len(rules.Rules) != 1 {
+			return fmt.Errorf("agent-0 holds %d rules, want 1", len(rules.Rules))
+		}
+		return nil
+	})
 	put(a0, "/v1/urls", map[string]string{"url": "override://0.0.0.0/com.example.S?category=configurators&dynamic=false&timeout=2"})
 
 	testutil.Eventually(t, 10*time.Second, func() error {
@@ -62,7 +72,13 @@ func TestInspectionEndpoints(t *testing.T) {
 	var rules struct {
 		Rules []agent.Rule `json:"rules"`
 	}
-	call(t, "GET", a2, "/v1/rules", nil, &rules)
+	testutil.Eventually(t, 10*time.Second, func() error {
+		call(t, "GET", a2, "/v1/rules", nil, &rules)
+		if len(rules.Rules) != 2 {
+			return fmt.Errorf("agent-2 holds %d rules, want 2", len(rules.Rules))
+		}
+		return nil
+	})
 	if r := rules.Rules; len(r) != 2 || !strings.HasPrefix(r[0].Writer, "agent-1@") || !strings.HasPrefix(r[1].Writer, "agent-0@") ||
 		r[0].Time >= r[1].Time || r[0].Kind != "url" || r[0].Category != "configurators" || !strings.Contains(r[1].URL, "timeout=2") {
 		t.Errorf("rules on agent-2, want agent-1's then agent-0's: %+v", r)
