@@ -155,10 +155,26 @@ func (g *Gossip) antiEntropyLoop() {
 			return
 		case <-tick.C:
 			g.sweep()
+			// Probe acks carry summaries; a separate one goes only when
+			// none came lately (probing paused, or older peers).
+			if time.Since(time.Unix(0, g.ackSummaryAt.Load())) < 2*g.cfg.AntiEntropyInterval {
+				continue
+			}
 			if n := g.randomPeer(); n != nil {
 				g.sendSummary(n.Name)
 			}
 		}
+	}
+}
+
+// noteSummary compares a peer's summary, from a probe ack or a periodic
+// push/pull, with ours; if they differ the two exchange digests, as for a
+// summary packet.
+func (g *Gossip) noteSummary(from string, sum uint64) {
+	g.ackSummaryAt.Store(time.Now().UnixNano())
+	if from != g.name && sum != g.liveSummary() {
+		g.m.IncrCounter([]string{"antientropy", "summaries", "differ"}, 1)
+		g.submit(func() { g.sendDigest(from, true) })
 	}
 }
 

@@ -43,6 +43,9 @@ type Gossip struct {
 	mu      sync.Mutex
 	members map[string]*member
 	pending map[string]pendingPull // by origin
+	// ackSummaryAt is when a probe ack last brought a peer's summary
+	// (unix ns): while they come, no separate summary packets are sent.
+	ackSummaryAt atomic.Int64
 	q       queries
 
 	// afterAliveCheck, if set (tests), runs between the check that an

@@ -16,8 +16,8 @@ type pings Gossip
 const maxCoordinateBytes = 1024
 
 func (p *pings) AckPayload() []byte {
-	b, _ := json.Marshal((*Gossip)(p).coord.GetCoordinate())
-	return b
+	g := (*Gossip)(p)
+	return encodeAck(g.liveSummary(), g.coord.GetCoordinate())
 }
 
 func (p *pings) NotifyPingComplete(other *memberlist.Node, rtt time.Duration, payload []byte) {
@@ -25,10 +25,16 @@ func (p *pings) NotifyPingComplete(other *memberlist.Node, rtt time.Duration, pa
 	if len(payload) == 0 || len(payload) > maxCoordinateBytes {
 		return
 	}
-	var c coordinate.Coordinate
-	if json.Unmarshal(payload, &c) != nil || !c.IsValid() || len(c.Vec) != len(g.coord.GetCoordinate().Vec) {
+	c, sum, hasSum, err := decodeAck(payload)
+	if err == errLegacyAck {
+		err = json.Unmarshal(payload, &c)
+	}
+	if err != nil || !c.IsValid() || len(c.Vec) != len(g.coord.GetCoordinate().Vec) {
 		g.malformed("coordinate")
 		return
+	}
+	if hasSum {
+		g.noteSummary(other.Name, sum)
 	}
 	if _, err := g.coord.Update(other.Name, &c, rtt); err != nil {
 		return

@@ -14,6 +14,7 @@ type withdrawal struct {
 	crash bench.Durations
 	leave bench.Durations
 	idle  []float64 // bytes/s sent by each member while nothing changes
+	src   map[string]float64 // the mean of idle by class of traffic
 }
 
 // withdrawTimeout bounds a crash trial: memberlist's suspicion can take up
@@ -77,8 +78,8 @@ func withdrawBoth(ctx context.Context, n int, profile string, o *options) (withd
 	sf := &p2Side{name: "serf", trial: func(ctx context.Context, crash bool) (bench.Outcome, error) {
 		return stopSerf(ctx, s, n, crash, timeout)
 	}}
-	nc.res.idle = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
-	sf.res.idle = idleTraffic(ctx, s.Transports(), o.p2IdleFor)
+	nc.res.idle, nc.res.src = idleTraffic(ctx, c.Transports(), o.p2IdleFor)
+	sf.res.idle, sf.res.src = idleTraffic(ctx, s.Transports(), o.p2IdleFor)
 	for i := range 2 * o.p2Trials {
 		crash := i%2 == 0
 		order := []*p2Side{nc, sf}
@@ -123,7 +124,7 @@ func p2Figures(n int, profile string, nc, sf withdrawal) []bench.Figure {
 	idle := bench.Figure{Scenario: "P2", Case: cs, Metric: "idle traffic per member", Unit: bench.UnitBytesPS,
 		Namecast: bench.Summarize(nc.idle)}.WithPeer(bench.Summarize(sf.idle))
 	idle.Note = "p50/p99/max across members; the bandwidth price of the profile's failure detection"
-	return []bench.Figure{crash, leave, idle}
+	return append([]bench.Figure{crash, leave, idle}, sourceFigures("P2", cs, nc.src, sf.src)...)
 }
 
 // startWithdrawNamecast starts n agents, each registering a broker with
@@ -236,9 +237,29 @@ func stopSerf(ctx context.Context, c *bench.SerfCluster, n int, crash bool, time
 
 // idleTraffic is each member's send rate over a window in which nothing
 // changes.
-func idleTraffic(ctx context.Context, ts []*bench.CountingTransport, window time.Duration) []float64 {
-	rates, _ := idleCost(ctx, ts, window)
-	return rates
+func idleTraffic(ctx context.Context, ts []*bench.CountingTransport, window time.Duration) ([]float64, map[string]float64) {
+	tr := bench.StartTraffic(ts)
+	select {
+	case <-ctx.Done():
+	case <-time.After(window):
+	}
+	return tr.PerMember(), tr.BySource()
+}
+
+// sourceFigures breaks idle traffic down by class, namecast beside serf,
+// so a change in the total points at its cause.
+func sourceFigures(scenario, cs string, nc, sf map[string]float64) []bench.Figure {
+	var out []bench.Figure
+	for _, name := range bench.SourceNames() {
+		if nc[name] == 0 && sf[name] == 0 {
+			continue
+		}
+		f := bench.Figure{Scenario: scenario, Case: cs, Metric: "idle: " + name, Unit: bench.UnitBytesPS,
+			Namecast: bench.Summarize([]float64{nc[name]})}.WithPeer(bench.Summarize([]float64{sf[name]}))
+		f.Note = "mean bytes/s per member of this class of idle traffic"
+		out = append(out, f)
+	}
+	return out
 }
 
 // idleCost is idleTraffic and, as the process runs nothing but the cluster

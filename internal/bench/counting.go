@@ -21,8 +21,11 @@ import (
 // It implements memberlist.NodeAwareTransport, so memberlist uses it as is
 // instead of wrapping it in a shim that would hide the node names.
 type CountingTransport struct {
-	inner    *memberlist.NetTransport
+	inner    memberlist.NodeAwareTransport
+	net      *memberlist.NetTransport // nil when wrapping another transport
 	sent     atomic.Uint64
+	sources  Sources
+	serf     bool // user messages are serf's, not namecast's
 	streamCh chan net.Conn
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -46,17 +49,27 @@ func NewCountingTransport(ip string) (*CountingTransport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binding gossip transport on %s: %w", ip, err)
 	}
-	t := &CountingTransport{inner: nt, streamCh: make(chan net.Conn), done: make(chan struct{})}
+	return WrapCounting(nt, nt, false), nil
+}
+
+// WrapCounting counts what inner sends (an in-memory transport, in P6);
+// nt is inner when it is memberlist's NetTransport, else nil. serf says
+// whose user messages to expect, for Sources.
+func WrapCounting(inner memberlist.NodeAwareTransport, nt *memberlist.NetTransport, serf bool) *CountingTransport {
+	t := &CountingTransport{inner: inner, net: nt, serf: serf, streamCh: make(chan net.Conn), done: make(chan struct{})}
 	t.wg.Add(1)
 	go t.forwardStreams()
-	return t, nil
+	return t
 }
+
+// Sources is what this member sent, by class (see sources.go).
+func (t *CountingTransport) Sources() map[string]uint64 { return t.sources.Snapshot() }
 
 // BytesSent is everything this member has sent so far.
 func (t *CountingTransport) BytesSent() uint64 { return t.sent.Load() }
 
 // Port is the bound port (UDP and TCP).
-func (t *CountingTransport) Port() int { return t.inner.GetAutoBindPort() }
+func (t *CountingTransport) Port() int { return t.net.GetAutoBindPort() }
 
 func (t *CountingTransport) FinalAdvertiseAddr(ip string, port int) (net.IP, int, error) {
 	return t.inner.FinalAdvertiseAddr(ip, port)
@@ -64,11 +77,13 @@ func (t *CountingTransport) FinalAdvertiseAddr(ip string, port int) (net.IP, int
 
 func (t *CountingTransport) WriteTo(b []byte, addr string) (time.Time, error) {
 	t.sent.Add(uint64(len(b)))
+	t.sources.countPacket(b, t.serf)
 	return t.inner.WriteTo(b, addr)
 }
 
 func (t *CountingTransport) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error) {
 	t.sent.Add(uint64(len(b)))
+	t.sources.countPacket(b, t.serf)
 	return t.inner.WriteToAddress(b, a)
 }
 
@@ -83,7 +98,11 @@ func (t *CountingTransport) DialAddressTimeout(a memberlist.Address, timeout tim
 	if err != nil {
 		return nil, err
 	}
-	return &countingConn{Conn: c, sent: &t.sent}, nil
+	return t.wrapConn(c), nil
+}
+
+func (t *CountingTransport) wrapConn(c net.Conn) net.Conn {
+	return &countingConn{Conn: c, sent: &t.sent, sources: &t.sources, serf: t.serf, class: -1}
 }
 
 func (t *CountingTransport) StreamCh() <-chan net.Conn { return t.streamCh }
@@ -108,7 +127,7 @@ func (t *CountingTransport) forwardStreams() {
 		select {
 		case c := <-t.inner.StreamCh():
 			select {
-			case t.streamCh <- &countingConn{Conn: c, sent: &t.sent}:
+			case t.streamCh <- t.wrapConn(c):
 			case <-t.done:
 				c.Close()
 				return
@@ -119,22 +138,42 @@ func (t *CountingTransport) forwardStreams() {
 	}
 }
 
+// countingConn charges a stream to the class of its first message; a
+// label header written alone is held until that message is seen.
 type countingConn struct {
 	net.Conn
-	sent *atomic.Uint64
+	sent    *atomic.Uint64
+	sources *Sources
+	serf    bool
+	mu      sync.Mutex
+	class   int // -1 until known
+	held    uint64
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	c.sent.Add(uint64(n))
+	c.mu.Lock()
+	if c.class < 0 {
+		if len(b) >= 2 && b[0] == mlLabel && len(b) == 2+int(b[1]) {
+			c.held += uint64(n)
+			c.mu.Unlock()
+			return n, err
+		}
+		c.class = streamClass(b, c.serf)
+	}
+	c.sources.n[c.class].Add(uint64(n) + c.held)
+	c.held = 0
+	c.mu.Unlock()
 	return n, err
 }
 
 // Traffic measures bytes sent per member over a window.
 type Traffic struct {
-	ts    []*CountingTransport
-	start []uint64
-	at    time.Time
+	ts      []*CountingTransport
+	start   []uint64
+	sources map[string]uint64 // summed over members at the start
+	at      time.Time
 }
 
 // StartTraffic begins a window over the given transports.
@@ -143,7 +182,31 @@ func StartTraffic(ts []*CountingTransport) *Traffic {
 	for i, t := range ts {
 		tr.start[i] = t.BytesSent()
 	}
+	tr.sources = sumSources(ts)
 	return tr
+}
+
+func sumSources(ts []*CountingTransport) map[string]uint64 {
+	sum := map[string]uint64{}
+	for _, t := range ts {
+		for k, v := range t.Sources() {
+			sum[k] += v
+		}
+	}
+	return sum
+}
+
+// BySource is the mean send rate per member, in bytes/s, of each class of
+// traffic since the start (sources.go).
+func (tr *Traffic) BySource() map[string]float64 {
+	secs := time.Since(tr.at).Seconds()
+	out := map[string]float64{}
+	for k, v := range sumSources(tr.ts) {
+		if d := v - tr.sources[k]; d > 0 {
+			out[k] = float64(d) / secs / float64(len(tr.ts))
+		}
+	}
+	return out
 }
 
 // PerMember returns each member's send rate in bytes/s since the start.

@@ -74,6 +74,9 @@ func (c *SerfCluster) Add() (*SerfMember, error) {
 	c.mu.Unlock()
 
 	tr, err := NewCountingTransport("127.0.0.1")
+	if tr != nil {
+		tr.serf = true
+	}
 	if err != nil {
 		return nil, err
 	}
