@@ -44,7 +44,12 @@ func (g *Gossip) liveDigest() routes.Digest {
 	return d
 }
 
-func (g *Gossip) liveSummary() uint64 { return g.liveDigest().Summary() }
+// liveSummary computes our summary and refreshes the copy acks carry.
+func (g *Gossip) liveSummary() uint64 {
+	sum := g.liveDigest().Summary()
+	g.ackSummary.Store(sum)
+	return sum
+}
 
 // compare notes every origin where a peer's digest shows we lack something.
 func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
@@ -155,6 +160,7 @@ func (g *Gossip) antiEntropyLoop() {
 			return
 		case <-tick.C:
 			g.sweep()
+			g.liveSummary() // keeps the summary acks carry at most a tick old
 			// Probe acks carry summaries; a separate one goes only when
 			// none came lately (probing paused, or older peers).
 			if time.Since(time.Unix(0, g.ackSummaryAt.Load())) < 2*g.cfg.AntiEntropyInterval {
@@ -170,12 +176,20 @@ func (g *Gossip) antiEntropyLoop() {
 // noteSummary compares a peer's summary, from a probe ack or a periodic
 // push/pull, with ours; if they differ the two exchange digests, as for a
 // summary packet.
+//
+// It runs on memberlist's probe goroutine, so the comparison with our own
+// summary, which reads the table, happens on the worker.
 func (g *Gossip) noteSummary(from string, sum uint64) {
 	g.ackSummaryAt.Store(time.Now().UnixNano())
-	if from != g.name && sum != g.liveSummary() {
-		g.m.IncrCounter([]string{"antientropy", "summaries", "differ"}, 1)
-		g.submit(func() { g.sendDigest(from, true) })
+	if from == g.name || sum == g.ackSummary.Load() {
+		return
 	}
+	g.submit(func() {
+		if sum != g.liveSummary() {
+			g.m.IncrCounter([]string{"antientropy", "summaries", "differ"}, 1)
+			g.sendDigest(from, true)
+		}
+	})
 }
 
 func (g *Gossip) sendSummary(to string) {

@@ -46,7 +46,9 @@ type Gossip struct {
 	// ackSummaryAt is when a probe ack last brought a peer's summary
 	// (unix ns): while they come, no separate summary packets are sent.
 	ackSummaryAt atomic.Int64
-	q       queries
+	// ackSummary is our summary as last computed, which acks carry.
+	ackSummary atomic.Uint64
+	q          queries
 
 	// afterAliveCheck, if set (tests), runs between the check that an
 	// origin is alive and the apply of its ops or snapshot.

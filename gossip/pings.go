@@ -17,7 +17,11 @@ const maxCoordinateBytes = 1024
 
 func (p *pings) AckPayload() []byte {
 	g := (*Gossip)(p)
-	return encodeAck(g.liveSummary(), g.coord.GetCoordinate())
+	// The cached summary: memberlist builds the ack on its packet
+	// goroutine, and waiting there for the table's lock (held for the
+	// whole merge of a large snapshot) delays the ack past the prober's
+	// timeout, a false suspicion that feeds more work to a busy host.
+	return encodeAck(g.ackSummary.Load(), g.coord.GetCoordinate())
 }
 
 func (p *pings) NotifyPingComplete(other *memberlist.Node, rtt time.Duration, payload []byte) {

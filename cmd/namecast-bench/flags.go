@@ -39,6 +39,13 @@ type options struct {
 
 	p5N      []int
 	p5Trials int
+
+	p6N        []int
+	p6Profiles []string
+	p6Trials   int
+	p6Crashes  int
+	p6Loss     float64
+	p6IdleFor  time.Duration
 }
 
 func defaults() *options {
@@ -48,6 +55,7 @@ func defaults() *options {
 		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
+		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 3, p6IdleFor: 30 * time.Second,
 	}
 }
 
@@ -58,6 +66,7 @@ func shortSizes(o *options) {
 	o.p3Clients, o.p3For, o.p3Conns, o.p3Windows = []int{4}, time.Second, []int{1}, []int{16}
 	o.p4Agents, o.p4Brokers, o.p4Topics, o.p4Trials, o.p4IdleN, o.p4IdleFor = 2, 4, 100, 1, 4, 2*time.Second
 	o.p5N, o.p5Trials = []int{10}, 2
+	o.p6N, o.p6Trials, o.p6Crashes, o.p6IdleFor = []int{20}, 3, 1, 10*time.Second
 }
 
 func (o *options) wants(id string) bool { return o.scenarios[strings.ToLower(id)] }
@@ -79,7 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("namecast-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	scen := "p1,p2,p3,p4,p5"
+	scen := "p1,p2,p3,p4,p5,p6"
 	fs.BoolVar(&o.short, "short", false, "smoke run: small clusters, few trials (under a minute); other flags still apply")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of tables")
 	fs.StringVar(&o.jsonOut, "json-out", "", "also write the JSON report to this file")
@@ -104,6 +113,12 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.p4IdleFor, "p4-idle", o.p4IdleFor, "P4 window for idle traffic")
 	fs.Func("p5-n", "P5 cluster sizes to try, ascending "+ints(o.p5N), intList(&o.p5N))
 	fs.IntVar(&o.p5Trials, "p5-trials", o.p5Trials, "P5 propagation trials per size and system")
+	fs.Func("p6-n", "P6 simulated sizes "+ints(o.p6N), intList(&o.p6N))
+	fs.Func("p6-profiles", "P6 gossip profiles ("+strings.Join(o.p6Profiles, ",")+")", func(s string) error { o.p6Profiles = strings.Split(s, ","); return nil })
+	fs.IntVar(&o.p6Trials, "p6-trials", o.p6Trials, "P6 registrations timed per size and system")
+	fs.IntVar(&o.p6Crashes, "p6-crashes", o.p6Crashes, "P6 crashes timed per size and system")
+	fs.Float64Var(&o.p6Loss, "p6-loss", o.p6Loss, "P6 packet loss on every link (0-1)")
+	fs.DurationVar(&o.p6IdleFor, "p6-idle", o.p6IdleFor, "P6 virtual window for idle traffic and CPU")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

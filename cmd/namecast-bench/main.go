@@ -47,6 +47,7 @@ var scenarios = []scenario{
 	{"P3", "query: one agent's route for a topic, GET /v1/topics/{topic} over keep-alive HTTP and GET_ROUTEINFO_BY_TOPIC pipelined on its RocketMQ port", runP3},
 	{"P4", "size: a new agent syncing a large table; memory; idle anti-entropy traffic", runP4},
 	{"P5", "scale: the largest cluster this process sustains", runP5},
+	{"P6", "simulated scale: real gossip and routes code vs serf.Serf over an in-memory LAN (0.1-1 ms per link), in virtual time", runP6},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

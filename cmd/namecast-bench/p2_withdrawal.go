@@ -13,7 +13,7 @@ import (
 type withdrawal struct {
 	crash bench.Durations
 	leave bench.Durations
-	idle  []float64 // bytes/s sent by each member while nothing changes
+	idle  []float64          // bytes/s sent by each member while nothing changes
 	src   map[string]float64 // the mean of idle by class of traffic
 }
 

@@ -38,6 +38,10 @@ var _ memberlist.NodeAwareTransport = (*CountingTransport)(nil)
 // picks the TCP port and UDP may find it taken, so it retries as memberlist
 // does for its own dynamic ports.
 func NewCountingTransport(ip string) (*CountingTransport, error) {
+	return newCountingTransport(ip, false)
+}
+
+func newCountingTransport(ip string, serf bool) (*CountingTransport, error) {
 	cfg := &memberlist.NetTransportConfig{BindAddrs: []string{ip}, Logger: log.New(io.Discard, "", 0)}
 	var nt *memberlist.NetTransport
 	var err error
@@ -49,7 +53,7 @@ func NewCountingTransport(ip string) (*CountingTransport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binding gossip transport on %s: %w", ip, err)
 	}
-	return WrapCounting(nt, nt, false), nil
+	return WrapCounting(nt, nt, serf), nil
 }
 
 // WrapCounting counts what inner sends (an in-memory transport, in P6);

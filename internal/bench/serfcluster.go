@@ -73,10 +73,7 @@ func (c *SerfCluster) Add() (*SerfMember, error) {
 	}
 	c.mu.Unlock()
 
-	tr, err := NewCountingTransport("127.0.0.1")
-	if tr != nil {
-		tr.serf = true
-	}
+	tr, err := newCountingTransport("127.0.0.1", true)
 	if err != nil {
 		return nil, err
 	}

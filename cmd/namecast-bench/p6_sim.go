@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/gossip/gossiptest"
+	"github.com/namecast/namecast/internal/bench"
+)
+
+// P6 runs namecast's real gossip and routes code, and real serf.Serf, over
+// the in-memory gossiptest network with LAN-like latency, in virtual time
+// (a testing/synctest bubble): thousands of members fit two cores because
+// the seconds memberlist waits cost nothing. Each system runs alone in its
+// own bubble, so CPU and heap per member are its own. Virtual time has no
+// CPU queueing: a packet is handled the moment it is due, however busy the
+// process, so latencies here are what the protocol does on an idle LAN,
+// not what a loaded host adds (docs/performance.md).
+func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
+	var figs []bench.Figure
+	for _, profile := range o.p6Profiles {
+		for _, n := range o.p6N {
+			cfg := bench.SimConfig{N: n, Profile: profile, Loss: o.p6Loss, MinDelay: 100 * time.Microsecond, MaxDelay: time.Millisecond,
+				Trials: o.p6Trials, Crashes: o.p6Crashes, IdleFor: o.p6IdleFor, Seed: int64(n), Timeout: 15 * time.Second,
+				Logf: func(f string, a ...any) { bench.Progress(f, a...) }}
+			bench.Progress("  N=%d %s: namecast", n, profile)
+			nc, err := simulate(ctx, &bench.SimNamecast{Profile: profile}, false, cfg)
+			if err != nil {
+				return figs, fmt.Errorf("namecast N=%d: %w", n, err)
+			}
+			bench.ReleaseMemory()
+			bench.Progress("  N=%d %s: serf", n, profile)
+			sf, err := simulate(ctx, &bench.SimSerf{Profile: profile}, true, cfg)
+			if err != nil {
+				return figs, fmt.Errorf("serf N=%d: %w", n, err)
+			}
+			bench.ReleaseMemory()
+			figs = append(figs, p6Figures(cfg, o.p6Loss, nc, sf)...)
+		}
+	}
+	return figs, nil
+}
+
+func simulate(ctx context.Context, sys interface{}, serf bool, cfg bench.SimConfig) (bench.SimResult, error) {
+	var res bench.SimResult
+	var runErr error
+	err := bench.InBubble(func(t *testing.T) {
+		net := gossiptest.NewNetwork(cfg.Seed)
+		switch s := sys.(type) {
+		case *bench.SimNamecast:
+			res, runErr = bench.RunSim(ctx, s, net, serf, cfg)
+		case *bench.SimSerf:
+			res, runErr = bench.RunSim(ctx, s, net, serf, cfg)
+		}
+		net.Close()
+		// memberlist leaves probe goroutines on their timers after
+		// Shutdown; the bubble's clock must run for them to end.
+		time.Sleep(time.Minute)
+	})
+	if runErr != nil {
+		return res, runErr
+	}
+	return res, err
+}
+
+func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult) []bench.Figure {
+	cs := fmt.Sprintf("N=%d %s", cfg.N, cfg.Profile)
+	if loss > 0 {
+		cs += fmt.Sprintf(" loss %.0f%%", 100*loss)
+	}
+	sec := func(v float64) bench.Stat { return bench.Summarize([]float64{v}) }
+	form := bench.Figure{Scenario: "P6", Case: cs, Metric: "formation (all see all)", Unit: bench.UnitSeconds,
+		Namecast: sec(nc.Formation)}.WithPeer(sec(sf.Formation))
+	form.Note = "virtual time from the first start; members start 10 ms apart, each joining a random earlier one"
+	last := bench.Figure{Scenario: "P6", Case: cs, Metric: "last member has it", Unit: bench.UnitSeconds,
+		Namecast: nc.Last.Stat()}.WithPeer(sf.Last.Stat())
+	ok := last.Namecast.P99 <= last.Serf.P99 && last.Namecast.Missed == 0 && nc.Each.Missed == 0
+	if cfg.N >= 1000 {
+		last = last.Judge("p99 ≤ 1s and ≤ serf p99, none missed", ok && last.Namecast.P99 <= 1)
+	} else {
+		last = last.Judge("p99 ≤ serf p99, none missed", ok)
+	}
+	last.Note = "registration (serf: user event) on a random member → every other member has it; virtual time"
+	each := bench.Figure{Scenario: "P6", Case: cs, Metric: "each delivery", Unit: bench.UnitSeconds,
+		Namecast: nc.Each.Stat()}.WithPeer(sf.Each.Stat())
+	crash := bench.Figure{Scenario: "P6", Case: cs, Metric: "crash → gone everywhere", Unit: bench.UnitSeconds,
+		Namecast: nc.Crash.Stat()}.WithPeer(sf.Crash.Stat())
+	crash = crash.Judge("p99 ≤ serf p99 + 0.5s", crash.Namecast.P99 <= crash.Serf.P99+0.5 && crash.Namecast.Missed == 0)
+	idle := bench.Figure{Scenario: "P6", Case: cs, Metric: "idle traffic per member", Unit: bench.UnitBytesPS,
+		Namecast: bench.Summarize(nc.Idle)}.WithPeer(bench.Summarize(sf.Idle))
+	idle = idle.Judge("p99 ≤ 1.2× serf p99", idle.Ratio <= 1.2)
+	idle.Note = fmt.Sprintf("bytes sent per virtual second over %v, p50/p99/max across members", cfg.IdleFor)
+	cpu := bench.Figure{Scenario: "P6", Case: cs, Metric: "CPU per member", Unit: bench.UnitPercent,
+		Namecast: sec(100 * nc.CPU)}.WithPeer(sec(100 * sf.CPU))
+	cpu.Note = "process CPU time per virtual second while idle, over N, in % of one core; no queueing in virtual time"
+	heap := bench.Figure{Scenario: "P6", Case: cs, Metric: "heap per member", Unit: bench.UnitMB,
+		Namecast: sec(nc.HeapPerMbr)}.WithPeer(sec(sf.HeapPerMbr))
+	figs := []bench.Figure{form, last, each, crash, idle, cpu, heap}
+	return append(figs, sourceFigures("P6", cs, nc.Sources, sf.Sources)...)
+}

@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/gossip/gossiptest"
+)
+
+// SimConfig is one P6 size: N members of one system over an in-memory
+// network with LAN-like latency, in a synctest bubble (virtual time).
+type SimConfig struct {
+	N        int
+	Profile  string
+	Loss     float64       // packet loss on every link
+	MinDelay time.Duration // per packet, uniform in [MinDelay, MaxDelay]
+	MaxDelay time.Duration
+	Trials   int           // registrations timed
+	Crashes  int           // crashes timed
+	IdleFor  time.Duration // virtual window for idle traffic and CPU
+	Seed     int64
+	Timeout  time.Duration // per trial, virtual
+	Logf     func(format string, args ...any)
+}
+
+// startGap spaces member starts in P6 (virtual time).
+const startGap = 10 * time.Millisecond
+
+// SimResult is what one system did at one size. Durations are virtual
+// seconds; CPU is real CPU seconds per member per virtual second.
+type SimResult struct {
+	Formation  float64
+	Last       Durations // registration → the last member has it
+	Each       Durations // registration → each member has it
+	Crash      Durations // crash → gone on every other member
+	Idle       []float64 // bytes/s per member
+	Sources    map[string]float64
+	CPU        float64
+	HeapPerMbr float64 // MB
+}
+
+// simSystem is namecast or serf as P6 drives them.
+type simSystem interface {
+	// start starts member i (transport tr) joined to addr ("" for the first).
+	start(i int, tr *CountingTransport, join string) error
+	addr(i int) string
+	// aliveSeen is how many members member i sees alive.
+	aliveSeen(i int) int
+	// publish makes member i announce key (a registration, a user event).
+	publish(i int, key string) error
+	// watch returns a channel that gets, for every other running member,
+	// the time it first had key (gone: the time it no longer has any
+	// record of member victim).
+	watch(ctx context.Context, key string, members []int) <-chan time.Time
+	watchGone(ctx context.Context, victim int, members []int) <-chan time.Time
+	crash(i int)
+	close()
+}
+
+// RunSim runs one system at one size; it must be called inside a bubble.
+func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bool, c SimConfig) (SimResult, error) {
+	var res SimResult
+	logf := c.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	net.SetDelay(c.MinDelay, c.MaxDelay)
+	net.SetLoss(c.Loss)
+	defer sys.close()
+	runtime.GC()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+
+	rng := rand.New(rand.NewPCG(uint64(c.Seed), 7))
+	ts := make([]*CountingTransport, c.N)
+	start := time.Now()
+	for i := range c.N {
+		ts[i] = WrapCounting(net.NewTransport(fmt.Sprintf("m-%04d", i)), nil, serf)
+		join := ""
+		if i > 0 {
+			join = sys.addr(rng.IntN(i))
+		}
+		if err := sys.start(i, ts[i], join); err != nil {
+			return res, err
+		}
+		// A rolling start, as a deployment does: all at one instant,
+		// each member's alive message is retransmitted only for the few
+		// members it knows then, and the rest wait for push/pull (137 s
+		// to form at N=200, for both systems).
+		time.Sleep(startGap)
+	}
+	// Formation: every member sees every member alive.
+	for i := 0; i < c.N; {
+		if sys.aliveSeen(i) == c.N {
+			i++
+			continue
+		}
+		if time.Since(start) > 10*time.Minute {
+			return res, fmt.Errorf("member %d sees %d of %d after %v", i, sys.aliveSeen(i), c.N, time.Since(start))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res.Formation = time.Since(start).Seconds()
+	logf("    formed in %.2fs (virtual)", res.Formation)
+	time.Sleep(5 * time.Second) // let the joins' gossip die down
+
+	all := make([]int, c.N)
+	for i := range all {
+		all[i] = i
+	}
+	var published []int // crash victims come from these: they hold records
+	for trial := range c.Trials {
+		src := rng.IntN(c.N)
+		published = append(published, src)
+		key := fmt.Sprintf("svc-%d", trial)
+		others := without(all, src)
+		tctx, cancel := context.WithCancel(ctx)
+		got := sys.watch(tctx, key, others)
+		t0 := time.Now()
+		if err := sys.publish(src, key); err != nil {
+			cancel()
+			return res, err
+		}
+		last, missed := collect(got, len(others), t0, c.Timeout, &res.Each)
+		cancel()
+		res.Last.Add(last, missed > 0)
+		time.Sleep(time.Duration(300+rng.IntN(500)) * time.Millisecond)
+	}
+	logf("    registration → last member: p50 %.3fs, p99 %.3fs", res.Last.Stat().P50, res.Last.Stat().P99)
+
+	// Idle: nothing changes; bytes and CPU per member per virtual second.
+	time.Sleep(10 * time.Second)
+	tr := StartTraffic(ts)
+	cpu0, t0 := CPUTime(), time.Now()
+	time.Sleep(c.IdleFor)
+	res.Idle, res.Sources = tr.PerMember(), tr.BySource()
+	res.CPU = (CPUTime() - cpu0).Seconds() / time.Since(t0).Seconds() / float64(c.N)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapInuse > ms0.HeapInuse {
+		res.HeapPerMbr = MB(ms.HeapInuse-ms0.HeapInuse) / float64(c.N)
+	}
+
+	running := append([]int(nil), all...)
+	for k := range min(c.Crashes, len(published)) {
+		victim := published[k]
+		if !contains(running, victim) {
+			continue
+		}
+		running = without(running, victim)
+		tctx, cancel := context.WithCancel(ctx)
+		got := sys.watchGone(tctx, victim, running)
+		t0 := time.Now()
+		sys.crash(victim)
+		last, missed := collect(got, len(running), t0, c.Timeout+30*time.Second, nil)
+		cancel()
+		res.Crash.Add(last, missed > 0)
+		time.Sleep(2 * time.Second)
+	}
+	return res, nil
+}
+
+// collect waits for n arrivals on got, adding each to each (if not nil);
+// it returns the last and how many never came within timeout.
+func collect(got <-chan time.Time, n int, t0 time.Time, timeout time.Duration, each *Durations) (time.Duration, int) {
+	deadline := time.After(timeout)
+	var last time.Duration
+	for seen := 0; seen < n; seen++ {
+		select {
+		case at := <-got:
+			d := at.Sub(t0)
+			last = max(last, d)
+			if each != nil {
+				each.Add(d, false)
+			}
+		case <-deadline:
+			missed := n - seen
+			if each != nil {
+				for range missed {
+					each.Add(timeout, true)
+				}
+			}
+			return timeout, missed
+		}
+	}
+	return last, 0
+}
+
+func contains(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func without(s []int, x int) []int {
+	out := make([]int, 0, len(s))
+	for _, v := range s {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// arrivals fans in one timestamp per member, from goroutines that each
+// wait for their member's condition; they stop with ctx.
+func arrivals(ctx context.Context, members []int, wait func(ctx context.Context, i int) bool) <-chan time.Time {
+	out := make(chan time.Time, len(members))
+	for _, i := range members {
+		go func() {
+			if wait(ctx, i) {
+				out <- time.Now()
+			}
+		}()
+	}
+	return out
+}
+
+// simMemberlist is the memberlist configuration both systems run in P6.
+func simMemberlist(base *memberlist.Config, name string, tr *CountingTransport) *memberlist.Config {
+	mc := *base
+	mc.Name = name
+	mc.Transport = tr
+	mc.LogOutput = discard{}
+	mc.Logger = nil
+	return &mc
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// sortedCopy is a sorted copy of v.
+func sortedCopy(v []float64) []float64 {
+	out := append([]float64(nil), v...)
+	sort.Float64s(out)
+	return out
+}
