@@ -170,7 +170,7 @@ func (r Record) clone() Record {
 		return Record{KV: &kv}
 	case r.Znode != nil:
 		z := *r.Znode
-		z.Data = append([]byte(nil), z.Data...)
+		z.Data = copyData(z.Data)
 		return Record{Znode: &z}
 	}
 	return Record{}

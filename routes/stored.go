@@ -45,10 +45,7 @@ func store(key string, r Record) stored {
 		return stored{&kv}
 	case r.Znode != nil:
 		z := *r.Znode
-		z.Data = append([]byte(nil), z.Data...)
-		if r.Znode.Data == nil {
-			z.Data = nil
-		}
+		z.Data = copyData(z.Data)
 		return stored{&z}
 	}
 	return stored{}

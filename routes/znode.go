@@ -17,8 +17,9 @@ type Znode struct {
 	// Part splits one node into per-writer records merged on read, for
 	// paths whose value is a set (Dubbo's service-name mapping): each agent
 	// writes its own part, so concurrent writers never overwrite each other.
-	Part    string `json:"w,omitempty"`
-	Data    []byte `json:"d,omitempty"`
+	Part string `json:"w,omitempty"`
+	// Data keeps null (nil) apart from empty, as ZooKeeper does.
+	Data    []byte `json:"d"`
 	Version int32  `json:"v,omitempty"`
 	Ctime   int64  `json:"c,omitempty"`
 	Mtime   int64  `json:"m,omitempty"`
@@ -56,8 +57,16 @@ func ZnodePathOfKey(key string) (string, bool) {
 	return p, true
 }
 
+// copyData copies b, keeping nil apart from empty.
+func copyData(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
 func (z Znode) equal(o Znode) bool {
-	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && z.Version == o.Version &&
+	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && (z.Data == nil) == (o.Data == nil) && z.Version == o.Version &&
 		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner
 }
 

@@ -75,3 +75,21 @@ func TestHoldersKeysAndOnChange(t *testing.T) {
 		}
 	}
 }
+
+// Null and empty data stay apart through JSON (gossip) and the table.
+func TestZnodeNullVersusEmptyData(t *testing.T) {
+	for _, data := range [][]byte{nil, {}} {
+		r := Record{Znode: &Znode{Path: "/x", Data: data}}
+		b, _ := json.Marshal(r)
+		var back Record
+		if err := json.Unmarshal(b, &back); err != nil || (back.Znode.Data == nil) != (data == nil) {
+			t.Fatalf("%q: JSON %s -> %#v (%v)", data, b, back.Znode.Data, err)
+		}
+		tb := NewTable("a", 1)
+		tb.ApplyLocal([]Record{back}, nil)
+		got := tb.Holders(r.Key())[0].Rec.Znode.Data
+		if (got == nil) != (data == nil) {
+			t.Fatalf("%q: table holds %#v", data, got)
+		}
+	}
+}

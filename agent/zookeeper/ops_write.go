@@ -101,7 +101,9 @@ func (s *Server) recordFor(p string, data []byte, version int32, ctime int64, ep
 	if ctime == 0 {
 		ctime = now
 	}
-	z := &routes.Znode{Path: p, Data: append([]byte(nil), data...), Version: version, Ctime: ctime, Mtime: now}
+	// Copied: data aliases the connection's frame buffer. nil (Java's
+	// null) stays apart from empty.
+	z := &routes.Znode{Path: p, Data: append(make([]byte, 0, len(data)), data...), Version: version, Ctime: ctime, Mtime: now}
 	if data == nil {
 		z.Data = nil
 	}
