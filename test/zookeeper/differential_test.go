@@ -29,6 +29,11 @@ var deviations = map[string]deviation{
 			"answers the same code and keeps serving, since frames are length-delimited and nothing desynchronises (§2.1)",
 		agent: "xid=1 err=-6, then the ping answered (xid=-2)",
 	},
+	"acl-unimplemented": {
+		why: "ACLs are not enforced on a loopback listener and no Dubbo, dubbo-go or Curator registry path " +
+			"reads them back, so getACL/setACL answer UNIMPLEMENTED (TL;DR: 6/7 ACL may answer -6)",
+		agent: "UNIMPLEMENTED []",
+	},
 	"multi-unimplemented": {
 		why:   "transactions need a global order the gossip cluster does not have; no Dubbo or dubbo-go path sends multi (TL;DR)",
 		agent: "UNIMPLEMENTED",

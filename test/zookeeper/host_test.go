@@ -43,6 +43,9 @@ func errorf(format string, args ...any) error { return fmt.Errorf(format, args..
 
 // TestMain removes what the package compiled once for all its tests.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		runProviderProcess(spec) // figures_kill_test.go: this process is a provider to be killed
+	}
 	code := m.Run()
 	if curatorDir != "" {
 		os.RemoveAll(curatorDir)

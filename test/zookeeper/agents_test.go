@@ -1,0 +1,65 @@
+package zookeeper_test
+
+import (
+	"testing"
+
+	"github.com/namecast/namecast/agent/agenttest"
+)
+
+// zkAgents starts n agents whose ZooKeeper ports serve on free loopback
+// ports, and returns the cluster and those addresses.
+func zkAgents(t testing.TB, n int, opts ...agenttest.Option) (*agenttest.Cluster, []string) {
+	t.Helper()
+	c := agenttest.Start(t, n, opts...)
+	addrs := make([]string, n)
+	for i := range addrs {
+		addrs[i] = zkAddr(t, c, i)
+	}
+	return c, addrs
+}
+
+// zkAddr is agent i's ZooKeeper address.
+func zkAddr(t testing.TB, c *agenttest.Cluster, i int) string {
+	t.Helper()
+	a, ok := any(c.Agent(i)).(interface{ ZooKeeperAddr() string })
+	if !ok || a.ZooKeeperAddr() == "" {
+		t.Fatalf("agent %d serves no ZooKeeper port", i)
+	}
+	return a.ZooKeeperAddr()
+}
+
+// The differential run: the script against a real ZooKeeper and against
+// an agent, in the same run; the transcripts must match but for the named
+// deviations.
+func TestDifferentialAgent(t *testing.T) {
+	z := startRealZK(t)
+	_, addrs := zkAgents(t, 1)
+	ref := runScript(t, z.Addr)
+	got := runScript(t, addrs[0])
+	if diffs := diffTranscripts(ref, got); len(diffs) > 0 {
+		t.Fatalf("the agent answered the script differently from ZooKeeper 3.8 (%d differences):\n%s\n\nagent transcript:\n%s",
+			len(diffs), joinLines(diffs), got)
+	}
+}
+
+// Curator, the way Dubbo 3 uses it, with the provider on agent A and the
+// consumer on agent B of a 3-agent cluster.
+func TestCuratorDubboFlowAgents(t *testing.T) {
+	_, addrs := zkAgents(t, 3)
+	runDubboFlow(t, addrs[0], addrs[1])
+}
+
+// kazoo's register/watch flow with the provider on agent A and the
+// consumer on agent C.
+func TestKazooDubboFlowAgents(t *testing.T) {
+	_, addrs := zkAgents(t, 3)
+	runKazooFlow(t, addrs[0], addrs[2])
+}
+
+func joinLines(l []string) string {
+	s := ""
+	for _, x := range l {
+		s += x + "\n"
+	}
+	return s
+}

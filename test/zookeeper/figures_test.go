@@ -1,0 +1,227 @@
+package zookeeper_test
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// The figures, agents side by side with a real ZooKeeper 3.8 in
+// the same run. Not part of the suite: run it alone, on a quiet machine,
+//
+//	flock /work/bench.lock go test -run TestFigures -figures -v -timeout 60m .
+//
+// and read the table it logs.
+var figures = flag.Bool("figures", false, "run TestFigures (minutes; logs the issue's ZooKeeper figures)")
+
+func TestFigures(t *testing.T) {
+	if !*figures {
+		t.Skip("the figures run only with -figures (see figures_test.go)")
+	}
+	z := startRealZK(t)
+	_, agents := zkAgents(t, 3)
+	t.Logf("servers: ZooKeeper %s, agents %v", z.Addr, agents)
+	for _, srv := range []struct{ name, addr string }{{"zookeeper-3.8", z.Addr}, {"agent", agents[0]}} {
+		figReads(t, srv.name, srv.addr)
+		figEphemeralCreate(t, srv.name, srv.addr)
+	}
+	figPropagation(t, "zookeeper-3.8", z.Addr, z.Addr, 1)
+	for _, n := range []int{10, 50} {
+		_, as := zkAgents(t, n)
+		figPropagation(t, fmt.Sprintf("agents N=%d", n), as[0], as[n-1], n)
+	}
+	figKill(t, "agent, Java Dubbo session 60 s", agents, 60*time.Second, 10)
+	figKill(t, "agent, dubbo-go session 5 s", agents, 5*time.Second, 10)
+	figKill(t, "zookeeper-3.8, dubbo-go session 5 s", []string{z.Addr}, 5*time.Second, 3)
+	figKill(t, "zookeeper-3.8, Java Dubbo session 60 s", []string{z.Addr}, 60*time.Second, 1)
+	figSessions(t, z, agents[0])
+}
+
+// dist summarises latencies.
+type dist []time.Duration
+
+func (d dist) pct(p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append(dist(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+func (d dist) String() string {
+	return fmt.Sprintf("n=%d p50=%v p99=%v max=%v", len(d), d.pct(0.50).Round(time.Microsecond),
+		d.pct(0.99).Round(time.Microsecond), d.pct(1).Round(time.Microsecond))
+}
+
+// providerName is a realistic provider znode name: Dubbo's URL-encoded
+// provider URL, ~300 bytes.
+func providerName(i int) string {
+	u := fmt.Sprintf("dubbo://10.%d.%d.%d:20880/org.apache.dubbo.demo.DemoService?anyhost=true&application=demo-provider"+
+		"&deprecated=false&dubbo=2.0.2&dynamic=true&generic=false&interface=org.apache.dubbo.demo.DemoService"+
+		"&methods=sayHello,sayHelloAsync&pid=%d&release=3.3.1&side=provider&timestamp=1735689600000", i/65536, i/256%256, i%256, 1000+i)
+	return url.QueryEscape(u)
+}
+
+const benchRoot = "/dubbo/org.apache.dubbo.demo.DemoService/providers"
+
+func benchConn(t *testing.T, addr string, timeout time.Duration) *zk.Conn {
+	t.Helper()
+	c, ev, err := zk.Connect([]string{addr}, timeout, zk.WithLogger(quietLog{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for e := range ev {
+		if e.State == zk.StateHasSession {
+			break
+		}
+	}
+	return c
+}
+
+type quietLog struct{}
+
+func (quietLog) Printf(string, ...interface{}) {}
+
+func mkdirs(c *zk.Conn, path string) {
+	p := ""
+	for _, part := range strings.Split(strings.Trim(path, "/"), "/") {
+		p += "/" + part
+		c.Create(p, nil, 0, acl)
+	}
+}
+
+// figReads: a node with 1,000 provider children; getChildren, exists and
+// getData pipelined by 32 goroutines on one connection, as a client
+// library multiplexes its callers.
+func figReads(t *testing.T, name, addr string) {
+	c := benchConn(t, addr, 30*time.Second)
+	mkdirs(c, benchRoot)
+	for i := 0; i < 1000; i++ {
+		if _, err := c.Create(benchRoot+"/"+providerName(i), []byte("10.0.0.1"), zk.FlagEphemeral, acl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaf := benchRoot + "/" + providerName(7)
+	for _, op := range []struct {
+		name string
+		do   func() error
+	}{
+		{"getChildren(1,000)", func() error { ch, _, err := c.Children(benchRoot); _ = ch; return err }},
+		{"exists", func() error { _, _, err := c.Exists(leaf); return err }},
+		{"getData", func() error { _, _, err := c.Get(leaf); return err }},
+	} {
+		d, ops := pipelined(t, 32, 3*time.Second, op.do)
+		t.Logf("FIG reads    %-14s %-20s pipelined x32: %s  %.0f ops/s", name, op.name, d, ops)
+	}
+	for i := 0; i < 1000; i++ {
+		c.Delete(benchRoot+"/"+providerName(i), -1)
+	}
+}
+
+func pipelined(t *testing.T, workers int, d time.Duration, op func() error) (dist, float64) {
+	var mu sync.Mutex
+	var all dist
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine dist
+			for time.Since(start) < d {
+				s := time.Now()
+				if err := op(); err != nil {
+					t.Error(err)
+					return
+				}
+				mine = append(mine, time.Since(s))
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return all, float64(len(all)) / time.Since(start).Seconds()
+}
+
+// figEphemeralCreate: one create of an ephemeral provider node at a time.
+func figEphemeralCreate(t *testing.T, name, addr string) {
+	c := benchConn(t, addr, 30*time.Second)
+	mkdirs(c, benchRoot)
+	var d dist
+	for i := 0; i < 500; i++ {
+		s := time.Now()
+		if _, err := c.Create(benchRoot+"/"+providerName(5000+i), nil, zk.FlagEphemeral, acl); err != nil {
+			t.Fatal(err)
+		}
+		d = append(d, time.Since(s))
+	}
+	t.Logf("FIG create   %-14s ephemeral create, one at a time: %s", name, d)
+	for i := 0; i < 500; i++ {
+		c.Delete(benchRoot+"/"+providerName(5000+i), -1)
+	}
+}
+
+// figPropagation: a provider registers through A; a consumer on B has a
+// child watch on the providers node; the time from the create's reply to
+// the watch event.
+func figPropagation(t *testing.T, name, a, b string, n int) {
+	pc, cc := benchConn(t, a, 30*time.Second), benchConn(t, b, 30*time.Second)
+	root := fmt.Sprintf("/dubbo/prop%d.Api/providers", n)
+	mkdirs(pc, root)
+	waitExists(t, cc, root)
+	var d dist
+	for i := 0; i < 100; i++ {
+		_, _, w, err := cc.ChildrenW(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := root + "/" + providerName(i)
+		s := time.Now()
+		if _, err := pc.Create(p, nil, zk.FlagEphemeral, acl); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-w:
+			d = append(d, time.Since(s))
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no watch event on B within 30s", name)
+		}
+		// Remove it and wait until B saw the removal, so trials stay apart.
+		pc.Delete(p, -1)
+		waitGone(t, cc, p)
+	}
+	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, d)
+}
+
+func waitExists(t *testing.T, c *zk.Conn, p string) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if ok, _, _ := c.Exists(p); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared on %s", p, c.Server())
+		}
+	}
+}
+
+func waitGone(t *testing.T, c *zk.Conn, p string) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if ok, _, _ := c.Exists(p); !ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never went from %s", p, c.Server())
+		}
+	}
+}
