@@ -10,3 +10,4 @@ go test -race -count=1 -timeout 20m ./...
 (cd examples/rocketmq && go vet ./... && go test -race -count=1 -timeout 10m ./...)
 (cd test/zookeeper && go vet ./... && go test -race -count=1 -timeout 10m ./...)
 (cd test/browser && go vet ./... && go test -race -count=1 -timeout 10m ./...)
+(cd examples/dubbo-go && go vet ./... && go test -race -count=1 -timeout 10m ./...)

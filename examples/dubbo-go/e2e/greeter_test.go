@@ -1,0 +1,67 @@
+// Package e2e runs the dubbo-go example as two hosts would: a provider and
+// a consumer process, each pointed at a different namecast agent's
+// ZooKeeper port. It builds the example with `go build`; it imports none of
+// dubbo-go itself.
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/internal/testutil"
+)
+
+// The example end to end, as two hosts would run it: the provider's
+// registry is agent A's ZooKeeper port, the consumer's is agent B's.
+//
+//  1. The consumer on B calls the provider registered through A.
+//  2. Stopping the provider (SIGTERM: dubbo-go unregisters) empties the
+//     consumer's directory: its calls fail with no provider.
+//  3. A provider killed with -9 (no unregister, no closeSession: only its
+//     TCP connection closes) is gone from every agent within the agent's
+//     --zookeeper-grace + 1 s.
+func TestGreeterAcrossAgents(t *testing.T) {
+	reg := startRegistries(t)
+	bin := buildExample(t)
+	watch := dialAll(t, reg.all)
+
+	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, watch.instances(1)) // on every agent
+	c := startProcess(t, bin, "consumer", reg.b, "-role", "consumer", "-name", "namecast", "-every", "100ms")
+	c.waitLine(t, 60*time.Second, "CALL ok hello namecast, from 127.0.0.1:")
+	t.Logf("consumer via %s called the provider registered via %s", reg.b, reg.a)
+
+	p.signal(t, syscall.SIGTERM)
+	testutil.Eventually(t, 30*time.Second, watch.instances(0))
+	c.waitLine(t, 30*time.Second, "CALL error")
+	t.Logf("provider stopped: the consumer's directory is empty")
+
+	p2 := startProcess(t, bin, "provider-2", reg.a, "-role", "provider", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, watch.instances(1))
+	c.waitLine(t, 60*time.Second, "CALL ok hello namecast")
+	p2.signal(t, syscall.SIGKILL)
+	gone := watch.goneEverywhere(t, 60*time.Second)
+	t.Logf("provider killed -9: gone from %s after %v", strings.Join(reg.all, ", "), gone.Round(time.Millisecond))
+	if reg.grace > 0 && gone > reg.grace+time.Second {
+		t.Errorf("killed provider gone from every agent after %v, want <= grace %v + 1s", gone, reg.grace)
+	}
+	c.waitLine(t, 30*time.Second, "CALL error")
+}
+
+// buildExample builds the example program. It is built without -race:
+// the provider and consumer are dubbo-go's code, whose race build alone
+// would cost CI minutes; the agents and this test run under -race.
+func buildExample(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir() + "/greeter"
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build examples/dubbo-go: %v\n%s", err, out)
+	}
+	return bin
+}

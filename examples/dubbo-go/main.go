@@ -1,0 +1,144 @@
+// Command dubbo-go is an unmodified dubbo-go v3.3.0 provider and consumer
+// using the namecast agent beside them as their registry, through the
+// address every Dubbo deployment already has: zookeeper://127.0.0.1:2181.
+// There is no ZooKeeper ensemble: each agent answers the ZooKeeper protocol
+// from the gossiped registry, so a provider registered through one agent
+// is called by a consumer whose agent is another.
+//
+//	namecast agent --zookeeper 127.0.0.1:2181 &      # on every host
+//	go run . -role provider -port 20000              # host 1
+//	go run . -role consumer -name world              # host 2: "hello world, from 127.0.0.1:20000"
+//
+// The registry configuration is dubbo-go's own; the only line that names
+// namecast is none: the address is ZooKeeper's default. -registry (or
+// NAMECAST_ZOOKEEPER) points elsewhere, as the tests do.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/config"
+	_ "dubbo.apache.org/dubbo-go/v3/imports" // dubbo-go's registries, protocols and filters
+)
+
+// Interface is the Dubbo interface the provider exports and the consumer
+// references; the registry files it under /dubbo/{Interface}/providers.
+const Interface = "org.namecast.demo.Greeter"
+
+// GreeterProvider is the provider's implementation, called over the dubbo
+// protocol (hessian2).
+type GreeterProvider struct{ addr string }
+
+// SayHello answers with the provider's address, so a caller can tell which
+// provider it reached.
+func (g *GreeterProvider) SayHello(_ context.Context, name string) (string, error) {
+	return fmt.Sprintf("hello %s, from %s", name, g.addr), nil
+}
+
+// Reference is the service's id in dubbo-go's configuration.
+func (g *GreeterProvider) Reference() string { return "Greeter" }
+
+// GreeterConsumer is the consumer's proxy; dubbo-go fills in SayHello.
+type GreeterConsumer struct {
+	SayHello func(ctx context.Context, name string) (string, error)
+}
+
+// Reference is the service's id in dubbo-go's configuration.
+func (g *GreeterConsumer) Reference() string { return "Greeter" }
+
+func main() {
+	role := flag.String("role", "consumer", "provider or consumer")
+	registry := flag.String("registry", envOr("NAMECAST_ZOOKEEPER", "127.0.0.1:2181"), "ZooKeeper address of the local namecast agent")
+	port := flag.Int("port", 20000, "provider: the dubbo protocol's port")
+	name := flag.String("name", "world", "consumer: whom to greet")
+	every := flag.Duration("every", 0, "consumer: keep calling at this interval, printing each change of outcome")
+	flag.Parse()
+	var err error
+	switch *role {
+	case "provider":
+		err = provide(*registry, *port)
+	case "consumer":
+		err = consume(*registry, *name, *every)
+	default:
+		err = fmt.Errorf("-role %q: want provider or consumer", *role)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// rootConfig is what a dubbo-go application writes in dubbogo.yml: an
+// application, and a registry of protocol zookeeper at the given address.
+// Everything else is dubbo-go's default.
+func rootConfig(app, registry string) *config.RootConfigBuilder {
+	return config.NewRootConfigBuilder().
+		SetApplication(config.NewApplicationConfigBuilder().SetName(app).Build()).
+		AddRegistry("zk", config.NewRegistryConfigBuilder().SetProtocol("zookeeper").SetAddress(registry).Build()).
+		SetLogger(config.NewLoggerConfigBuilder().SetLevel("warn").Build())
+}
+
+// provide exports GreeterProvider over the dubbo protocol on port and
+// registers it; dubbo-go unregisters it on SIGTERM or SIGINT.
+func provide(registry string, port int) error {
+	p := &GreeterProvider{addr: "127.0.0.1:" + strconv.Itoa(port)}
+	config.SetProviderService(p)
+	rc := rootConfig("namecast-greeter-provider", registry).
+		AddProtocol("dubbo", config.NewProtocolConfigBuilder().SetName("dubbo").SetPort(strconv.Itoa(port)).Build()).
+		SetProvider(config.NewProviderConfigBuilder().
+			AddService("Greeter", config.NewServiceConfigBuilder().SetInterface(Interface).SetProtocolIDs("dubbo").Build()).
+			Build()).
+		Build()
+	if err := config.Load(config.WithRootConfig(rc)); err != nil {
+		return fmt.Errorf("starting the provider with registry %s: %w", registry, err)
+	}
+	fmt.Printf("PROVIDER serving %s on %s, registered through %s\n", Interface, p.addr, registry)
+	select {} // dubbo-go's signal handler unregisters and exits
+}
+
+// consume references the Greeter through the registry and calls it once,
+// or, with every > 0, forever, printing a line each time the outcome
+// changes ("CALL ok …" / "CALL error …").
+func consume(registry, name string, every time.Duration) error {
+	g := &GreeterConsumer{}
+	config.SetConsumerService(g)
+	rc := rootConfig("namecast-greeter-consumer", registry).
+		SetConsumer(config.NewConsumerConfigBuilder().
+			SetCheck(false). // start before the first provider; it is notified later
+			AddReference("Greeter", config.NewReferenceConfigBuilder().SetInterface(Interface).SetProtocol("dubbo").SetRetries("0").Build()).
+			Build()).
+		Build()
+	if err := config.Load(config.WithRootConfig(rc)); err != nil {
+		return fmt.Errorf("starting the consumer with registry %s: %w", registry, err)
+	}
+	last := ""
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		reply, err := g.SayHello(ctx, name)
+		cancel()
+		out := "CALL ok " + reply
+		if err != nil {
+			out = "CALL error " + err.Error()
+		}
+		if out != last || every == 0 {
+			fmt.Println(out)
+			last = out
+		}
+		if every == 0 {
+			return err
+		}
+		time.Sleep(every)
+	}
+}
