@@ -10,8 +10,8 @@ import (
 
 // rawUnknownOpcode opens a session by hand (a 44-byte ConnectRequest, as
 // go-zookeeper sends), sends an opcode no client uses, then a ping, and
-// says what came back: the error code, and whether the ping was answered
-// or the connection closed.
+// says what came back: the error code, then whether the connection closed
+// or stayed open (and answered the ping).
 func rawUnknownOpcode(addr string) string {
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -46,12 +46,23 @@ func rawUnknownOpcode(addr string) string {
 		return fmt.Sprintf("unknown opcode: no reply (%v)", err)
 	}
 	out := fmt.Sprintf("xid=%d err=%d", int32(binary.BigEndian.Uint32(f)), int32(binary.BigEndian.Uint32(f[12:])))
-	if f, err := readFrame(c); err != nil {
-		return out + ", then the connection closed"
-	} else if len(f) >= 4 {
-		return out + fmt.Sprintf(", then the ping answered (xid=%d)", int32(binary.BigEndian.Uint32(f)))
+	// ZooKeeper closes the connection after the reply, sometimes after
+	// answering the ping already queued; only "it closed" is certain. Read
+	// until it closes, or 2 s pass with it open.
+	pinged := false
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	for {
+		f, err := readFrame(c)
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				return out + fmt.Sprintf(", then the connection stayed open (ping answered: %t)", pinged)
+			}
+			return out + ", then the connection closed"
+		}
+		if len(f) >= 4 && int32(binary.BigEndian.Uint32(f)) == -2 {
+			pinged = true
+		}
 	}
-	return out + ", then a short frame"
 }
 
 func readFrame(c net.Conn) ([]byte, error) {
