@@ -5,9 +5,13 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,16 +56,40 @@ func TestGreeterAcrossAgents(t *testing.T) {
 	c.waitLine(t, 30*time.Second, "CALL error")
 }
 
-// buildExample builds the example program. It is built without -race:
-// the provider and consumer are dubbo-go's code, whose race build alone
-// would cost CI minutes; the agents and this test run under -race.
+// buildExample builds the example program, once per test binary. It is
+// built without -race: the provider and consumer are dubbo-go's code, whose
+// race build alone would cost CI minutes; the agents and this test run
+// under -race.
 func buildExample(t *testing.T) string {
 	t.Helper()
-	bin := t.TempDir() + "/greeter"
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build examples/dubbo-go: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "namecast-dubbo-go-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "greeter"), ".")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build examples/dubbo-go: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return filepath.Join(buildDir, "greeter")
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
