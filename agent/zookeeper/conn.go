@@ -51,7 +51,7 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	return &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, 16<<10), remote: nc.RemoteAddr().String(),
+	return &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), remote: nc.RemoteAddr().String(),
 		watches: map[watchKey]struct{}{}, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
 }
 

@@ -63,6 +63,21 @@
 // addWatch; all fire once per change, with state SyncConnected, for local
 // changes and for changes arriving by gossip alike.
 //
+// # Limits and bad input
+//
+// Frames above 1 MiB (jute.maxbuffer) close the connection before anything
+// is allocated for them; malformed records answer MARSHALLINGERROR, unknown
+// opcodes UNIMPLEMENTED, invalid paths BADARGUMENTS, and the connection
+// carries on. Sessions (MaxSessions) and armed watches (MaxWatches) per
+// agent are bounded: past them a connection is refused, or the watching
+// request answers SYSTEMERROR, with a log line naming the limit. A client
+// that pipelines faster than it reads stops being read once 4 MiB of
+// replies wait (backpressure); one that lets 16 MiB of notifications pile
+// up is disconnected. Metrics: namecast_zookeeper_sessions, _connections,
+// _watches, _znodes, _requests{op,err}, _latency_ms{op}, _notifications.
+// ExpireSession and DropConnections act on live sessions for operators
+// and tests.
+//
 // # What it cannot promise (deviations from ZooKeeper)
 //
 //   - No global order: CAS (setData/delete with a version) is checked

@@ -11,10 +11,13 @@ import (
 var acl = zk.WorldACL(zk.PermAll)
 
 // Every supported operation and the error codes ZooKeeper gives, through
-// one agent; Stat fields as the spec's §8.2 lists them.
+// agent 0 of a 3-agent cluster; Stat fields as the spec's §8.2 lists them.
+// The errors that depend on what exists are also checked on agent 2, for
+// nodes created through agent 0.
 func TestOperationsAndErrors(t *testing.T) {
-	c := cluster(t, 1)
+	c := cluster(t, 3)
 	cl := connect(t, zkAddr(t, c, 0), 5*time.Second)
+	far := connect(t, zkAddr(t, c, 2), 5*time.Second)
 
 	if _, err := cl.Create("/cfg", []byte("v0"), 0, acl); err != nil {
 		t.Fatal(err)
@@ -36,6 +39,19 @@ func TestOperationsAndErrors(t *testing.T) {
 	}
 	if err := cl.Delete("/cfg", -1); err != zk.ErrNotEmpty {
 		t.Fatalf("delete non-empty: %v", err)
+	}
+	eventually(t, 10*time.Second, func() error { return hasChild(far, "/cfg", "a") })
+	if err := far.Delete("/cfg", -1); err != zk.ErrNotEmpty {
+		t.Fatalf("delete non-empty on another agent: %v", err)
+	}
+	if _, err := far.Create("/cfg", nil, 0, acl); err != zk.ErrNodeExists {
+		t.Fatalf("create existing on another agent: %v", err)
+	}
+	if _, err := far.Create("/eph/child", nil, 0, acl); err != zk.ErrNoChildrenForEphemerals {
+		t.Fatalf("child of an ephemeral on another agent: %v", err)
+	}
+	if _, err := far.Set("/cfg", nil, 5); err != zk.ErrBadVersion {
+		t.Fatalf("stale version on another agent: %v", err)
 	}
 	if err := cl.Delete("/nope", -1); err != zk.ErrNoNode {
 		t.Fatalf("delete missing: %v", err)
