@@ -56,6 +56,12 @@ type Config struct {
 	// process; Dubbo's 60 s session timeout would keep a crashed provider
 	// listed for a minute.
 	ZooKeeperGrace Duration `json:"zookeeper_grace"`
+	// ZooKeeperDeleteHold is how long the delete of an ephemeral znode waits
+	// before other agents hear of it, so a delete and re-create of the same
+	// path (curator-x-discovery and dubbo-go re-register that way) shows
+	// them no gap; the price is a real unregister reaching them that much
+	// later. Default 500ms (config file only).
+	ZooKeeperDeleteHold Duration `json:"zookeeper_delete_hold"`
 	// Join lists members to join at start (failure is fatal); RetryJoin
 	// lists members to keep trying, with backoff, until one answers.
 	Join      []string `json:"join"`
@@ -163,6 +169,9 @@ func (c *Config) validate() error {
 	}
 	if c.ZooKeeperGrace < 0 {
 		return fmt.Errorf("--zookeeper-grace %v must not be negative", time.Duration(c.ZooKeeperGrace))
+	}
+	if c.ZooKeeperDeleteHold < 0 {
+		return fmt.Errorf("zookeeper_delete_hold %v must not be negative", time.Duration(c.ZooKeeperDeleteHold))
 	}
 	if c.ZooKeeperGrace == 0 {
 		c.ZooKeeperGrace = Duration(DefaultZooKeeperGrace)

@@ -33,7 +33,7 @@ const (
 	DefaultGrace             = 5 * time.Second
 	DefaultMinSessionTimeout = 4 * time.Second  // 2 × Debian's tickTime
 	DefaultMaxSessionTimeout = 40 * time.Second // 20 × tickTime
-	DefaultDeleteHold        = 250 * time.Millisecond
+	DefaultDeleteHold        = 500 * time.Millisecond
 	DefaultReadyWait         = 30 * time.Second
 	DefaultMaxSessions       = 10000
 	DefaultMaxWatches        = 1000000

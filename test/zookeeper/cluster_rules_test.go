@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/namecast/namecast/agent"
 )
 
 // A delete and re-create of the same ephemeral node on one agent (what
 // curator-x-discovery and dubbo-go do on every reconnect) shows other
 // agents no gap: their watches do not fire.
 func TestDeleteRecreateShowsNoGap(t *testing.T) {
-	c := cluster(t, 2)
+	// A hold far above a loaded CI machine's pause between two requests.
+	c := cluster(t, 2, func(cfg *agent.Config) { cfg.ZooKeeperDeleteHold = agent.Duration(5 * time.Second) })
 	p := connect(t, zkAddr(t, c, 0), 10*time.Second)
 	w := connect(t, zkAddr(t, c, 1), 10*time.Second)
 	mkdirs(t, p, "/services/demo")
