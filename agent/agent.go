@@ -162,6 +162,7 @@ func (a *Agent) startGossip() error {
 	gc.Logger = a.cfg.Logger.With("node", a.cfg.NodeName)
 	gc.Metrics = a.metrics
 	gc.Tags = a.tags()
+	gc.Reincarnated = a.saveIncarnation
 	if a.gossip, err = gossip.New(gc); err != nil {
 		return err
 	}

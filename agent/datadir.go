@@ -59,3 +59,15 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// saveIncarnation keeps an incarnation gossip raised above a previous
+// run's (whose clock was ahead), so the next start begins above it too.
+func (a *Agent) saveIncarnation(inc uint64) {
+	if a.cfg.DataDir == "" {
+		return
+	}
+	path := filepath.Join(a.cfg.DataDir, "incarnation")
+	if err := writeFileAtomic(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
+		a.log.Error("saving the raised incarnation to the data dir failed", "path", path, "err", err)
+	}
+}

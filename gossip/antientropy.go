@@ -55,7 +55,11 @@ func (g *Gossip) liveSummary() uint64 {
 func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
 	mine := g.table.Digest()
 	for origin, e := range theirs {
-		if origin == g.name || !g.alive(origin) {
+		if origin == g.name {
+			g.noteOwnIncarnation(e.Inc)
+			continue
+		}
+		if !g.alive(origin) {
 			continue
 		}
 		have, ok := mine[origin]

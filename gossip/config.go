@@ -47,8 +47,12 @@ type Config struct {
 	// Streams bounds what peers can make this member hold with incoming
 	// gossip streams (see streams.go); zero fields take defaults.
 	Streams StreamLimits
-	Logger  *slog.Logger
-	Metrics *metrics.Metrics
+	// Reincarnated, if set, is told the new incarnation when a peer's
+	// records show an earlier run of this agent with a higher one (its
+	// clock was ahead), so a data dir can keep it for the next start.
+	Reincarnated func(inc uint64)
+	Logger       *slog.Logger
+	Metrics      *metrics.Metrics
 }
 
 // Profile returns the memberlist configuration and gossip timings of a named

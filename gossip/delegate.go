@@ -7,7 +7,7 @@ import (
 // delegate is Gossip's memberlist.Delegate.
 type delegate Gossip
 
-func (d *delegate) NodeMeta(limit int) []byte { return d.meta }
+func (d *delegate) NodeMeta(limit int) []byte { return *d.meta.Load() }
 
 func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
 	return d.queue.GetBroadcasts(overhead, limit)
@@ -136,7 +136,11 @@ func (g *Gossip) handleNotice(n notice, buf []byte) {
 	if n.Origin == routes.RulesOrigin {
 		source = n.From
 	}
-	if n.Origin == g.name || source == g.name || source == "" || !g.alive(n.Origin) || !g.alive(source) {
+	if n.Origin == g.name {
+		g.noteOwnIncarnation(n.Entry.Inc)
+		return
+	}
+	if source == g.name || source == "" || !g.alive(n.Origin) || !g.alive(source) {
 		return
 	}
 	if mine, ok := g.table.Entry(n.Origin); (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
@@ -145,6 +149,10 @@ func (g *Gossip) handleNotice(n notice, buf []byte) {
 }
 
 func (g *Gossip) applyDelta(d routes.Delta) {
+	if d.Origin == g.name {
+		g.noteOwnIncarnation(d.Inc) // relayed back to us, or a past run's
+		return
+	}
 	if !g.alive(d.Origin) {
 		g.m.IncrCounter([]string{"gossip", "ops", "not_alive"}, float32(len(d.Ops)))
 		return

@@ -36,9 +36,14 @@
 //     wait a short grace first, since a gap seen while a change is still
 //     spreading usually closes by itself. memberlist's push/pull carries the
 //     same digests, so a joining agent syncs at once.
-//  4. Members that failed (not those that left) are re-joined periodically,
+//  4. An agent that finds its own name at a higher incarnation in a peer's
+//     digest (a previous run whose clock was ahead) takes the next
+//     incarnation above it and announces itself, as memberlist refutes for
+//     its own (incarnation.go): peers replace the old records, never refuse
+//     the new ones.
+//  5. Members that failed (not those that left) are re-joined periodically,
 //     so both sides of a healed partition merge again by themselves.
-//  5. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
+//  6. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
 //     member without extra traffic.
 //  6. Incoming streams pass through our transport (streams.go), which
 //     bounds what a peer can make us hold: streams per peer IP and in all,

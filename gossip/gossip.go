@@ -1,10 +1,9 @@
 package gossip
 
 import (
-	"encoding/json"
 	"fmt"
 	"log"
-	"strconv"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,7 +26,7 @@ type Gossip struct {
 	name  string
 	log   *slogLogger
 	m     *metrics.Metrics
-	meta  []byte
+	meta  atomic.Pointer[[]byte] // our tags, incarnation included
 
 	ml      atomic.Pointer[memberlist.Memberlist]
 	streams *limitedTransport // bounds incoming streams (streams.go)
@@ -69,13 +68,9 @@ func New(cfg Config) (*Gossip, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	tags := map[string]string{}
-	for k, v := range cfg.Tags {
-		tags[k] = v
-	}
-	tags[TagIncarnation] = strconv.FormatUint(cfg.Table.Digest()[cfg.Table.Local()].Inc, 10)
-	meta, _ := json.Marshal(tags)
-	if len(meta) > memberlist.MetaMaxSize {
+	// The incarnation may grow to 20 digits (incarnation.go): check the
+	// tags fit with the longest.
+	if meta := metaFor(cfg.Tags, math.MaxUint64); len(meta) > memberlist.MetaMaxSize {
 		return nil, fmt.Errorf("gossip: tags encode to %d bytes, over memberlist's %d-byte limit: shorten them", len(meta), memberlist.MetaMaxSize)
 	}
 	coord, err := coordinate.NewClient(coordinate.DefaultConfig())
@@ -83,11 +78,13 @@ func New(cfg Config) (*Gossip, error) {
 		return nil, err
 	}
 	g := &Gossip{
-		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(), meta: meta,
+		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(),
 		log: &slogLogger{cfg.Logger}, m: cfg.Metrics, coord: coord,
 		members: map[string]*member{}, pending: map[string]pendingPull{},
 		work: make(chan func(), 1024), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
 	}
+	meta := metaFor(cfg.Tags, cfg.Table.LocalInc())
+	g.meta.Store(&meta)
 	g.queue = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: cfg.Memberlist.RetransmitMult}
 	return g, nil
 }

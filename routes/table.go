@@ -381,3 +381,27 @@ func (t *Table) Len() (origins, records int) {
 	}
 	return len(t.origins), records
 }
+
+// LocalInc is the incarnation of this table's own records.
+func (t *Table) LocalInc() uint64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.origins[t.local].inc
+}
+
+// Reincarnate moves this table's own records to the incarnation after
+// above, if above is at or past the current one (a previous run of this
+// agent had it), and returns the incarnation now in use. The records stay;
+// replicas take them over the old run's at the new incarnation's first
+// op or snapshot.
+func (t *Table) Reincarnate(above uint64) (uint64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.origins[t.local]
+	if above <= st.inc || above == ^uint64(0) {
+		return st.inc, false
+	}
+	st.inc = above + 1
+	t.watch.bump()
+	return st.inc, true
+}
