@@ -19,7 +19,7 @@ import (
 
 // Persistent (dynamic=false) URLs are cluster-scoped rules: any agent may
 // write or delete one, and conflicting writes resolve last-writer-wins by
-// (Lamport time, writer). These tests drive conflicts through the HTTP API
+// (hybrid logical time, writer). These tests drive conflicts through the HTTP API
 // and check that every agent ends with the same winner.
 
 const rulesIface = "com.example.Svc"

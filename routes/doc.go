@@ -32,6 +32,12 @@
 //     given incarnation). The table does not know who is alive; the floor
 //     makes the gossip layer's "apply only while alive" atomic with the
 //     drop, since a member can die between its check and the apply.
+//  6. Rules (the pseudo-origin RulesOrigin, owned by no agent) resolve
+//     last-writer-wins by a hybrid logical clock (hlc.go): a write seen
+//     before another is always ordered before it, whatever the hosts'
+//     clocks say, and the wall clock only orders writes that never saw
+//     each other. No decision compares two hosts' clocks in a way that
+//     can lose a write that was made after seeing the other.
 //
 // # Indexes and watches
 //

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/serf/serf"
 )
 
 // RulesOrigin is the pseudo-origin of cluster-scoped records: Dubbo's
@@ -14,8 +13,8 @@ import (
 // agent that wrote them.
 //
 // Rules travel as ordinary deltas and snapshots of this origin, but their
-// ops carry a Lamport time as Seq and the writer's name, and conflicting
-// writes resolve last-writer-wins by (time, writer). Merging is therefore
+// ops carry a hybrid logical time (hlc.go) as Seq and the writer's name,
+// and conflicting writes resolve last-writer-wins by (time, writer). Merging is therefore
 // commutative from any replica, with no authoritative copy; anti-entropy
 // pulls rules from whichever peer's digest entry differs. Deletes leave
 // tombstones kept for RuleTombstoneTTL, so a delete cannot be undone by a
@@ -31,8 +30,9 @@ const RuleTombstoneTTL = 72 * time.Hour
 // changed (for a delete: no such rule).
 //
 // The writer recorded is this agent's name and incarnation: a restarted
-// agent's Lamport clock starts over, and without the incarnation it could
-// stamp two different writes with the same (time, writer).
+// agent's clock may start below its previous run's, and without the
+// incarnation it could stamp two different writes with the same (time,
+// writer).
 func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -48,7 +48,7 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 			continue
 		}
 		rec := r.clone()
-		op := Op{Key: key, Seq: uint64(t.clock.Increment()), Rec: &rec, Writer: writer}
+		op := Op{Key: key, Seq: t.nextRuleTime(), Rec: &rec, Writer: writer}
 		t.applyOp(RulesOrigin, st, op)
 		d.Ops = append(d.Ops, op)
 	}
@@ -56,7 +56,7 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 		if _, ok := st.live[key]; !ok {
 			continue
 		}
-		op := Op{Key: key, Seq: uint64(t.clock.Increment()), Writer: writer}
+		op := Op{Key: key, Seq: t.nextRuleTime(), Writer: writer}
 		t.applyOp(RulesOrigin, st, op)
 		d.Ops = append(d.Ops, op)
 	}
@@ -99,9 +99,6 @@ func (t *Table) SetClock(now func() time.Time) {
 	t.now = now
 	t.mu.Unlock()
 }
-
-// LamportTime is the table's rule clock.
-func (t *Table) LamportTime() serf.LamportTime { return t.clock.Time() }
 
 // KVs returns the KV config entries of one namespace, by key.
 func (t *Table) KVs(namespace string) map[string]string {

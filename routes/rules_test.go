@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -129,5 +130,49 @@ func TestKVConfigIsARule(t *testing.T) {
 	}
 	if len(b.KVs("ORDER_TOPIC_CONFIG")) != 0 {
 		t.Fatal("kv survives its delete")
+	}
+}
+
+// A rule written on an agent that has not synced yet, later in time than
+// the rules it has not seen: it must win, on the agent that wrote it too.
+// With a Lamport clock starting at 1 it lost to every older rule.
+func TestFreshAgentsRuleWriteWins(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	old, fresh := NewTable("old", 1), NewTable("fresh", 1)
+	old.SetClock(func() time.Time { return t0 })
+	fresh.SetClock(func() time.Time { return t0.Add(time.Minute) })
+	var ds []Delta
+	for i := range 5 { // the key has a history: old's clock has moved on
+		d, _ := old.ApplyRules([]Record{{KV: &KV{Namespace: "n", Key: "k", Value: fmt.Sprint("old", i)}}}, nil)
+		ds = append(ds, d)
+	}
+	// A minute later, fresh writes the key before it has synced.
+	mine, _ := fresh.ApplyRules([]Record{{KV: &KV{Namespace: "n", Key: "k", Value: "fresh"}}}, nil)
+	for _, d := range ds {
+		fresh.Apply(d)
+	}
+	old.Apply(mine)
+	for _, tb := range []*Table{old, fresh} {
+		if v := tb.KVs("n")["k"]; v != "fresh" {
+			t.Fatalf("%s holds %q: the later write on the unsynced agent was reverted", tb.Local(), v)
+		}
+	}
+}
+
+// Causality beats clocks: a write made after its writer saw another one
+// wins, however far behind the writer's clock is.
+func TestRuleWriteAfterSeeingWinsWhateverTheClocks(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	ahead, behind := NewTable("ahead", 1), NewTable("behind", 1)
+	ahead.SetClock(func() time.Time { return t0.Add(time.Hour) })
+	behind.SetClock(func() time.Time { return t0 })
+	d1, _ := ahead.ApplyRules([]Record{{KV: &KV{Namespace: "n", Key: "k", Value: "first"}}}, nil)
+	behind.Apply(d1)
+	d2, _ := behind.ApplyRules([]Record{{KV: &KV{Namespace: "n", Key: "k", Value: "second"}}}, nil)
+	ahead.Apply(d2)
+	for _, tb := range []*Table{ahead, behind} {
+		if v := tb.KVs("n")["k"]; v != "second" {
+			t.Fatalf("%s holds %q, want the write made after seeing the first", tb.Local(), v)
+		}
 	}
 }

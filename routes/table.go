@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/serf/serf"
 )
 
 // maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
@@ -21,7 +20,7 @@ type Op struct {
 	Seq uint64  `json:"s"`
 	Rec *Record `json:"r,omitempty"`
 	// Writer is set on rule ops only (see rules.go): the agent that wrote
-	// the rule, breaking ties between equal Lamport times.
+	// the rule, breaking ties between equal rule times (hlc.go).
 	Writer string `json:"w,omitempty"`
 }
 
@@ -65,7 +64,7 @@ type tomb struct {
 	at     time.Time // when this replica learned of the delete
 }
 
-// newer orders writes to one key: by seq (a Lamport time for rules), then
+// newer orders writes to one key: by seq (a hybrid logical time for rules), then
 // by writer name, so every replica picks the same winner.
 func newer(seq uint64, writer string, thanSeq uint64, thanWriter string) bool {
 	return seq > thanSeq || (seq == thanSeq && writer > thanWriter)
@@ -91,8 +90,9 @@ type Table struct {
 	origins map[string]*originState
 	views   viewIndex
 	watch   watcher
-	clock   serf.LamportClock // orders rule writes cluster-wide
-	now     func() time.Time  // stamps tombstones of rules for collection
+	// ruleClock orders rule writes cluster-wide (hlc.go).
+	ruleClock uint64
+	now       func() time.Time // rule times; stamps rule tombstones for collection
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
@@ -314,7 +314,7 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 		return opInvalid
 	}
 	if origin == RulesOrigin {
-		t.clock.Witness(serf.LamportTime(op.Seq))
+		t.witnessRuleTime(op.Seq)
 	}
 	if useFloor && op.Seq <= st.floor {
 		return opStale
