@@ -260,7 +260,11 @@ func (g *Gossip) mergeSnapshots(s snapshots) {
 		}
 		g.count(g.table.Merge(snap))
 		g.m.IncrCounter([]string{"antientropy", "snapshots", "merged"}, 1)
-		g.pulled(snap.Origin)
+		// A split snapshot's parts are sent in key order: its last part
+		// (open above) answers the pull, not its first.
+		if snap.Hi == "" {
+			g.pulled(snap.Origin)
+		}
 	}
 }
 
