@@ -95,13 +95,31 @@ func (g *Gossip) confirmDeath(c deathCheck) {
 	}
 	g.m.IncrCounter([]string{"gossip", "deaths", "contradicted"}, 1)
 	g.log.Info("member declared dead answers; keeping its routes while it refutes", "member", c.name)
+	// Checked every half probe interval, so the goroutine ends soon after
+	// the member refutes.
+	tick := time.NewTicker(g.cfg.Memberlist.ProbeInterval / 2)
+	defer tick.Stop()
 	refute := time.NewTimer(refuteWait * g.cfg.Memberlist.ProbeInterval)
 	defer refute.Stop()
-	select {
-	case <-g.stop:
-	case <-refute.C:
-		g.withdrawHeld(c, "not refuted")
+	for g.stillHeld(c) {
+		select {
+		case <-g.stop:
+			return
+		case <-refute.C:
+			g.withdrawHeld(c, "not refuted")
+			return
+		case <-tick.C:
+		}
 	}
+}
+
+// stillHeld reports whether the death c checks is still the member's
+// current status, with its routes held.
+func (g *Gossip) stillHeld(c deathCheck) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m := g.members[c.name]
+	return m != nil && m.gen == c.gen && m.held
 }
 
 // withdrawHeld drops a held member's records, unless its status changed
