@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // RulesOrigin is the pseudo-origin of cluster-scoped records: Dubbo's

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
