@@ -101,6 +101,9 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 			i++
 			continue
 		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
 		if time.Since(start) > 10*time.Minute {
 			return res, fmt.Errorf("member %d sees %d of %d after %v", i, sys.aliveSeen(i), c.N, time.Since(start))
 		}
@@ -116,11 +119,16 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	}
 	var published []int // crash victims come from these: they hold records
 	for trial := range c.Trials {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
 		src := rng.IntN(c.N)
 		published = append(published, src)
 		key := fmt.Sprintf("svc-%d", trial)
 		others := without(all, src)
-		tctx, cancel := context.WithCancel(ctx)
+		// Contexts made inside the bubble: a goroutine waiting on a
+		// channel from outside it would keep virtual time from moving.
+		tctx, cancel := context.WithCancel(context.Background())
 		got := sys.watch(tctx, key, others)
 		t0 := time.Now()
 		if err := sys.publish(src, key); err != nil {
@@ -155,7 +163,7 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 			continue
 		}
 		running = without(running, victim)
-		tctx, cancel := context.WithCancel(ctx)
+		tctx, cancel := context.WithCancel(context.Background())
 		got := sys.watchGone(tctx, victim, running)
 		t0 := time.Now()
 		sys.crash(victim)
