@@ -32,7 +32,7 @@ type Agent struct {
 	regMu sync.Mutex // serialises read-modify-write of our own records
 	// globalWatches makes every blocking query wait on the table's global
 	// index, as before per-view indexes: benchmarks compare the two.
-	globalWatches bool
+	globalWatches atomic.Bool
 
 	readiness readiness
 

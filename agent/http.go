@@ -83,7 +83,7 @@ func (a *Agent) watched(view func(*http.Request) routes.Watch, ms methods) http.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		viewOf := view
-		if viewOf == nil || a.globalWatches || r.Method != http.MethodGet {
+		if viewOf == nil || a.globalWatches.Load() || r.Method != http.MethodGet {
 			viewOf = wholeTable
 		}
 		h, err := a.route(ms, r, viewOf)

@@ -46,7 +46,7 @@ const (
 
 func watchScenario(b *testing.B, global bool) (wakeupsPerWatchSec, cpuPerSec float64) {
 	a := startLone(b)
-	a.globalWatches = global
+	a.globalWatches.Store(global)
 	// Half the watches on topics, half on services, all served by a peer.
 	peer := routes.NewTable("peer", 1)
 	var recs []routes.Record
