@@ -29,20 +29,28 @@ func (g *Gossip) reconnectLoop() {
 // reconnectCandidate forgets members gone longer than ReconnectTimeout and
 // picks a random failed one to try.
 func (g *Gossip) reconnectCandidate(now time.Time) string {
+	// Forgetting a member also clears its drop floor in the table: fate
+	// keeps that in order with a concurrent return of the member.
+	g.fate.Lock()
+	defer g.fate.Unlock()
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	var failed []string
+	var failed, forgotten []string
 	for name, m := range g.members {
 		if m.status == StatusAlive {
 			continue
 		}
 		if now.Sub(m.since) > g.cfg.ReconnectTimeout {
 			delete(g.members, name)
+			forgotten = append(forgotten, name)
 			continue
 		}
 		if m.status == StatusDead {
 			failed = append(failed, m.addr)
 		}
+	}
+	g.mu.Unlock()
+	for _, name := range forgotten {
+		g.table.Forget(name)
 	}
 	if len(failed) == 0 {
 		return ""

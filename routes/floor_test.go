@@ -56,3 +56,15 @@ func TestFloorAfterRestart(t *testing.T) {
 		t.Fatalf("%d records of a superseded incarnation remain", n)
 	}
 }
+
+// Forget clears a floor: the gossip layer no longer remembers the member,
+// and the map of floors does not grow with every name ever dropped.
+func TestForgetClearsTheFloor(t *testing.T) {
+	a, b := NewTable("a", 3), NewTable("b", 1)
+	d, _ := a.ApplyLocal([]Record{queue("b1", "T", 4)}, nil)
+	b.DropOrigin("a", 3)
+	b.Forget("a")
+	if res := b.Apply(d); res.Applied != 1 || len(b.floors) != 0 {
+		t.Fatalf("after Forget: %+v, %d floors left", res, len(b.floors))
+	}
+}
