@@ -3,6 +3,8 @@ package gossip
 import (
 	"time"
 
+	"github.com/hashicorp/memberlist"
+
 	"github.com/namecast/namecast/routes"
 )
 
@@ -219,7 +221,7 @@ func (g *Gossip) sendSnapshots(to string, origins []string) {
 	size := 0
 	flush := func() {
 		if len(batch.Snaps) > 0 {
-			g.sendReliable(to, encode(msgSnapshots, batch))
+			g.sendAnswer(to, encode(msgSnapshots, batch))
 		}
 		batch, size = snapshots{From: g.name}, 0
 	}
@@ -287,11 +289,30 @@ func (g *Gossip) pulled(origin string) {
 	delete(g.pending, origin)
 }
 
-func (g *Gossip) sendReliable(to string, msg []byte) {
+func (g *Gossip) sendReliable(to string, msg []byte) { g.sendTo(g.node(to), msg) }
+
+// sendAnswer answers a member that asked us for something, even one we do
+// not hold as alive yet: a restarted member pulls as soon as it has joined,
+// often before its refutation of its old death reaches us, and it would
+// otherwise wait out its pull's timeout (10 s) for an answer that never
+// left.
+func (g *Gossip) sendAnswer(to string, msg []byte) {
 	n := g.node(to)
+	if n == nil {
+		g.mu.Lock()
+		if m := g.members[to]; m != nil {
+			n = nodeAt(to, m.addr)
+		}
+		g.mu.Unlock()
+	}
+	g.sendTo(n, msg)
+}
+
+func (g *Gossip) sendTo(n *memberlist.Node, msg []byte) {
 	if n == nil {
 		return
 	}
+	to := n.Name
 	if g.sentReliable != nil {
 		g.sentReliable(msg)
 	}
