@@ -25,7 +25,13 @@ const (
 // maxSnapshotBytes caps one snapshots message well below memberlist's 20 MiB
 // user-message limit; larger answers go as several messages, and larger
 // snapshots as several parts. A var so tests can make parts small.
-var maxSnapshotBytes = 4 << 20
+//
+// It is also what a sync holds in flight: memberlist reads a message whole,
+// and it is decoded into ops (~2x its size) before the merge, so the cap
+// adds ~3x itself to a joiner's peak heap, and twice that to its RSS at
+// GOGC=100. 1 MiB keeps that ~6 MB for a sidecar whose table is ~28 MB;
+// the cost is a TCP message per MiB (ten for 100,100 records).
+var maxSnapshotBytes = 1 << 20
 
 // snapshotOverhead is what a snapshot adds to its ops when encoded: its
 // origin, incarnation, seq and key range.

@@ -82,3 +82,16 @@ func TestFootprintPerRecord(t *testing.T) {
 	}
 	runtime.KeepAlive(tbl)
 }
+
+// BenchmarkTopicRoute is the query path P3 measures, without the network:
+// one topic's route from a table of 100 brokers × 1000 topics.
+func BenchmarkTopicRoute(b *testing.B) {
+	tbl := footprintTable(b, 100, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := tbl.TopicRoute(fmt.Sprintf("topic-%04d", i%1000)); !ok {
+			b.Fatal("no route")
+		}
+	}
+}
