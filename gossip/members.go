@@ -148,7 +148,7 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 		return
 	}
 	if g.table.Admit(n.Name, inc) {
-		g.log.Info("member restarted; dropped its previous records", "member", n.Name)
+		g.log.Info("member restarted; its previous records are served until its new incarnation settles them", "member", n.Name)
 	}
 	if held {
 		g.m.IncrCounter([]string{"gossip", "deaths", "refuted"}, 1)

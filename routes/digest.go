@@ -34,7 +34,7 @@ func (t *Table) Digest() Digest {
 	defer t.mu.RUnlock()
 	d := make(Digest, len(t.origins))
 	for o, st := range t.origins {
-		d[o] = DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.hash}
+		d[o] = DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.digestHash()}
 	}
 	return d
 }
@@ -47,22 +47,24 @@ func (t *Table) Entry(origin string) (DigestEntry, bool) {
 	if !ok {
 		return DigestEntry{}, false
 	}
-	return DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.hash}, true
+	return DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.digestHash()}, true
 }
 
 // Summary folds the digest into one number that is cheap to send every
 // second: replicas with equal summaries almost surely hold the same table.
 // Origins with no records and no history are left out, so an agent that
-// never registered anything does not make every summary differ.
+// never registered anything does not make every summary differ; retired
+// records count (the marked hash), so that a replica still serving them
+// pulls the origin's snapshot even when its new incarnation is empty.
 func (t *Table) Summary() uint64 {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	var sum uint64
 	for o, st := range t.origins {
-		if st.seq == 0 {
+		if st.seq == 0 && st.digestHash() == 0 {
 			continue
 		}
-		sum ^= entryHash(o, DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.hash})
+		sum ^= entryHash(o, DigestEntry{Inc: st.inc, Seq: st.seq, Hash: st.digestHash()})
 	}
 	return sum
 }
@@ -72,7 +74,7 @@ func (t *Table) Summary() uint64 {
 func (d Digest) Summary() uint64 {
 	var sum uint64
 	for o, e := range d {
-		if e.Seq == 0 {
+		if e.Seq == 0 && e.Hash == 0 {
 			continue
 		}
 		sum ^= entryHash(o, e)

@@ -36,9 +36,10 @@ func (t *Table) DropOrigin(origin string, inc uint64) bool {
 
 // Admit records that origin is a live member at incarnation inc (0:
 // unknown): ops of inc and later are taken again, and what the table holds
-// of an older incarnation is dropped, since the member restarted and its
-// old records are superseded even before it registers anything anew. It
-// reports whether old records were dropped.
+// of an older incarnation is retired (retire.go), since the member
+// restarted: its old records are superseded, each as the new incarnation
+// republishes or settles its key. It reports whether old records were
+// retired.
 func (t *Table) Admit(origin string, inc uint64) bool {
 	if origin == t.local || origin == RulesOrigin || origin == "" {
 		return false
@@ -54,8 +55,9 @@ func (t *Table) Admit(origin string, inc uint64) bool {
 	if !ok || st.inc >= inc {
 		return false
 	}
-	t.dropLocked(origin, st)
-	return true
+	had := len(st.live) > 0 || len(st.retired) > 0
+	t.retire(origin, st, inc)
+	return had
 }
 
 // Forget clears origin's floor: the gossip layer no longer remembers the
@@ -71,8 +73,12 @@ func (t *Table) dropLocked(origin string, st *originState) {
 		t.views.unlink(e.rec)
 		t.changed(k)
 	}
+	had := len(st.live) > 0 || len(st.retired) > 0
+	for k := range st.retired {
+		t.unretire(st, k)
+	}
 	delete(t.origins, origin)
-	if len(st.live) > 0 {
+	if had {
 		t.watch.bump()
 	}
 }

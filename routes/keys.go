@@ -84,7 +84,7 @@ type KV struct {
 }
 
 // Broker is a RocketMQ broker's address under (cluster, name, id); id 0 is
-// the master.
+// the master (DLedger brokers first register as -1).
 type Broker struct {
 	Cluster string `json:"c"`
 	Name    string `json:"n"`
@@ -92,9 +92,22 @@ type Broker struct {
 	Addr    string `json:"a"`
 	HAAddr  string `json:"h,omitempty"`
 	Zone    string `json:"z,omitempty"`
+	// StateVersion is the registration's DataVersion.stateVersion (5.x
+	// controller mode): of two addresses claiming one id, the higher wins.
+	StateVersion int64 `json:"sv,omitempty"`
+	// ActingMaster is the registration's enableActingMaster (5.x).
+	ActingMaster bool `json:"am,omitempty"`
+	// Stamp is the table's Lamport time when this record's content last
+	// changed: "the latest registration" of a group, ordered cluster-wide
+	// without comparing clocks (views take zone and acting-master from it).
+	Stamp uint64 `json:"l,omitempty"`
 }
 
-// Queue is a topic's queue configuration on one broker name.
+// Queue is a topic's queue configuration on one broker name. Several
+// agents may hold one for the same (broker name, topic): the agent of the
+// member that provided it, and copies on the agents of the group's other
+// members (so the group keeps its queues while any member is registered,
+// wherever). Views pick one by precedence (see Queue.outranks).
 type Queue struct {
 	Topic          string `json:"t"`
 	BrokerName     string `json:"n"`
@@ -102,6 +115,36 @@ type Queue struct {
 	WriteQueueNums int    `json:"w"`
 	Perm           int    `json:"p"`
 	TopicSysFlag   int    `json:"f,omitempty"`
+	// From is the broker id whose registration provided the data: 0 for
+	// the master, else a 5.x prime slave's id.
+	From int64 `json:"b,omitempty"`
+	// StateVersion and Counter are the providing registration's
+	// DataVersion, the broker's own order of its configurations.
+	StateVersion int64 `json:"sv,omitempty"`
+	Counter      int64 `json:"dv,omitempty"`
+	// Copy marks a copy held by the agent of another member of the group.
+	Copy bool `json:"cp,omitempty"`
+}
+
+// outranks reports whether q takes precedence over o for the same broker
+// name and topic, as Java's table would hold it: the master's data over a
+// slave's (lower slave id first), then the newer broker configuration
+// (stateVersion, then DataVersion counter), then the provider's own record
+// over a copy. Ties are broken by the caller, by origin name.
+func (q *Queue) outranks(o *Queue) bool {
+	switch {
+	case (q.From == 0) != (o.From == 0):
+		return q.From == 0
+	case q.From != o.From:
+		return q.From < o.From
+	case q.StateVersion != o.StateVersion:
+		return q.StateVersion > o.StateVersion
+	case q.Counter != o.Counter:
+		return q.Counter > o.Counter
+	case q.Copy != o.Copy:
+		return !q.Copy
+	}
+	return false
 }
 
 // URL is a service URL registered for an interface and category. URL holds
@@ -184,7 +227,7 @@ func (r Record) valid() bool {
 	}
 	switch {
 	case r.Broker != nil:
-		return component(r.Broker.Cluster) && component(r.Broker.Name) && r.Broker.ID >= 0
+		return component(r.Broker.Cluster) && component(r.Broker.Name)
 	case r.Queue != nil:
 		return component(r.Queue.Topic) && component(r.Queue.BrokerName)
 	case r.KV != nil:

@@ -92,6 +92,11 @@ func runSchedule(seed int64) error {
 			nd.inc++
 			nd.t = NewTable(nd.name, nd.inc)
 			nd.t.ApplyLocal(randomPuts(rng), nil)
+			for _, other := range nodes { // peers seeing its new tags (gossip's Admit)
+				if other != nd && rng.Intn(2) == 0 {
+					other.t.Admit(nd.name, nd.inc)
+				}
+			}
 		}
 	}
 	for _, m := range inflight { // late deliveries, some lost
@@ -113,6 +118,9 @@ func runSchedule(seed int64) error {
 func checkViewsAgree(nodes []*simNode) error {
 	first := nodes[0].t
 	for _, nd := range nodes[1:] {
+		if !reflect.DeepEqual(nd.t.URLs("S", ""), first.URLs("S", "")) {
+			return fmt.Errorf("%s answers other URLs than %s", nd.name, nodes[0].name)
+		}
 		if !reflect.DeepEqual(nd.t.Topics(), first.Topics()) || !reflect.DeepEqual(nd.t.Clusters(), first.Clusters()) {
 			return fmt.Errorf("%s answers other topics or clusters than %s", nd.name, nodes[0].name)
 		}
@@ -178,7 +186,7 @@ func checkConverged(nodes []*simNode) error {
 			if got := liveRecords(nd.t, origin.name); !reflect.DeepEqual(got, want) {
 				return fmt.Errorf("%s holds %d records of %s, origin has %d", nd.name, len(got), origin.name, len(want))
 			}
-			if len(want) > 0 && nd.t.Digest()[origin.name].Hash != wantEntry.Hash {
+			if e, ok := nd.t.Digest()[origin.name]; (ok || len(want) > 0) && e.Hash != wantEntry.Hash {
 				return fmt.Errorf("%s's digest of %s differs from the origin's", nd.name, origin.name)
 			}
 		}
@@ -204,9 +212,12 @@ func randomPuts(rng *rand.Rand) []Record {
 	var puts []Record
 	for k := rng.Intn(4); k > 0; k-- {
 		b := fmt.Sprintf("b%d", rng.Intn(3))
-		if rng.Intn(2) == 0 {
+		switch rng.Intn(3) {
+		case 0:
 			puts = append(puts, broker("c", b, int64(rng.Intn(2)), fmt.Sprintf("10.0.0.%d:10911", rng.Intn(9))))
-		} else {
+		case 1:
+			puts = append(puts, Record{URL: &URL{Interface: "S", Category: "providers", URL: fmt.Sprintf("dubbo://10.0.0.%d:1/S", rng.Intn(6))}})
+		default:
 			puts = append(puts, queue(b, fmt.Sprintf("T%d", rng.Intn(6)), 1+rng.Intn(8)))
 		}
 	}

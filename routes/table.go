@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/serf/serf"
 )
 
 // maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
@@ -70,12 +72,18 @@ func newer(seq uint64, writer string, thanSeq uint64, thanWriter string) bool {
 }
 
 type originState struct {
-	inc   uint64
-	seq   uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
-	floor uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
-	hash  uint64
-	live  map[string]entry
-	tombs map[string]tomb
+	inc uint64
+	// retired are the previous incarnation's records, still served (still
+	// linked in the views) until this incarnation writes their key or its
+	// own snapshot arrives: a restarted agent republishes what it carried,
+	// and peers must go from the old records to the new without a moment
+	// holding neither (retire.go).
+	retired map[string]stored
+	seq     uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
+	floor   uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
+	hash    uint64
+	live    map[string]entry
+	tombs   map[string]tomb
 }
 
 func newOriginState(inc uint64) *originState {
@@ -91,7 +99,8 @@ type Table struct {
 	watch   watcher
 	// ruleClock orders rule writes cluster-wide (hlc.go).
 	ruleClock uint64
-	now       func() time.Time // rule times; stamps rule tombstones for collection
+	now       func() time.Time  // rule times; stamps rule tombstones for collection
+	stamps    serf.LamportClock // orders broker registrations cluster-wide (Broker.Stamp)
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
@@ -212,6 +221,14 @@ func (t *Table) Merge(s Snapshot) Result {
 			}
 		}
 		st.floor = max(st.floor, s.Seq)
+		// The origin's word on this incarnation: what it did not
+		// republish of the last one (in this part's range) is gone.
+		for k := range st.retired {
+			if s.Covers(k) {
+				t.unretire(st, k)
+				res.Applied++
+			}
+		}
 	}
 	st.seq = max(st.seq, s.Seq)
 	if res.Applied > 0 {
@@ -273,15 +290,7 @@ func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originS
 		res.Stale += n
 		return nil
 	case inc > st.inc:
-		for k, e := range st.live {
-			t.views.unlink(e.rec)
-			t.changed(k)
-		}
-		if len(st.live) > 0 {
-			t.watch.bump()
-		}
-		st = newOriginState(inc)
-		t.origins[origin] = st
+		st = t.retire(origin, st, inc)
 	}
 	return st
 }
@@ -315,6 +324,9 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 	if origin == RulesOrigin {
 		t.witnessRuleTime(op.Seq)
 	}
+	if op.Rec != nil && op.Rec.Broker != nil && op.Rec.Broker.Stamp > 0 {
+		t.stamps.Witness(serf.LamportTime(op.Rec.Broker.Stamp))
+	}
 	if useFloor && op.Seq <= st.floor {
 		return opStale
 	}
@@ -339,6 +351,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 		t.changed(op.Key)
 	}
 	delete(st.tombs, op.Key)
+	t.unretire(st, op.Key)
 	if op.Rec != nil {
 		rec := store(op.Key, *op.Rec)
 		st.live[op.Key] = entry{seq: op.Seq, writer: op.Writer, rec: rec}

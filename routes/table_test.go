@@ -59,21 +59,75 @@ func TestQueueWithoutBrokerIsNotRouted(t *testing.T) {
 	}
 }
 
+// A restarted origin's new incarnation replaces the old one key by key:
+// the old records stay served (retired) until the new incarnation writes
+// their key, and the rest go with the origin's own snapshot. A peer never
+// holds neither.
 func TestNewIncarnationSupersedes(t *testing.T) {
 	old, b := NewTable("a", 1), NewTable("b", 1)
 	d, _ := old.ApplyLocal([]Record{broker("c", "b1", 0, "old:1"), queue("b1", "T", 4), queue("b1", "OLD", 4)}, nil)
 	b.Apply(d)
 	restarted := NewTable("a", 2)
+	if !b.Admit("a", 2) {
+		t.Fatal("Admit of a new incarnation did not retire the old one")
+	}
+	if topics := b.Topics(); len(topics) != 2 {
+		t.Fatalf("retiring dropped routes before the new incarnation wrote anything: %v", topics)
+	}
 	d2, _ := restarted.ApplyLocal([]Record{broker("c", "b1", 0, "new:1"), queue("b1", "T", 4)}, nil)
-	b.Apply(d2)
-	if topics := b.Topics(); len(topics) != 1 || topics[0] != "T" {
-		t.Fatalf("old incarnation's topics survive: %v", topics)
+	for _, op := range d2.Ops { // one op at a time, as gossip applies them
+		b.Apply(Delta{Origin: d2.Origin, Inc: d2.Inc, Ops: []Op{op}})
+		if r, ok := b.TopicRoute("T"); !ok || len(r.BrokerDatas) != 1 {
+			t.Fatalf("route of T missing mid-handover: %+v", r)
+		}
 	}
 	if r, _ := b.TopicRoute("T"); r.BrokerDatas[0].BrokerAddrs[0] != "new:1" {
 		t.Fatalf("route not from the new incarnation: %+v", r)
 	}
+	if b.Retired("a") != 1 {
+		t.Fatalf("retired records: %d, want 1 (OLD's queue)", b.Retired("a"))
+	}
+	if mine, theirs := b.Digest()["a"], restarted.Digest()["a"]; !mine.Diverged(theirs) {
+		t.Fatalf("a digest with retired records must differ from the origin's, to pull its snapshot: %+v %+v", mine, theirs)
+	}
+	s, _ := restarted.Snapshot("a")
+	b.Merge(s)
+	if topics := b.Topics(); len(topics) != 1 || topics[0] != "T" {
+		t.Fatalf("old incarnation's topics survive the new one's snapshot: %v", topics)
+	}
+	if mine, theirs := b.Digest()["a"], restarted.Digest()["a"]; mine != theirs {
+		t.Fatalf("digest after the snapshot %+v, origin's %+v", mine, theirs)
+	}
 	if res := b.Apply(d); res.Stale != 3 || res.Applied != 0 {
 		t.Fatalf("a late delta of the old incarnation must be stale: %+v", res)
+	}
+}
+
+// An origin that restarts with nothing to republish (its registrations
+// expired meanwhile) must still end its retired records everywhere: the
+// summaries differ, and its own snapshot clears them.
+func TestEmptyNewIncarnationEndsRetired(t *testing.T) {
+	old, b := NewTable("a", 1), NewTable("b", 1)
+	d, _ := old.ApplyLocal([]Record{broker("c", "b1", 0, "old:1"), queue("b1", "T", 4)}, nil)
+	b.Apply(d)
+	restarted := NewTable("a", 2)
+	b.Admit("a", 2)
+	if _, ok := b.TopicRoute("T"); !ok {
+		t.Fatal("retired route not served")
+	}
+	if b.Summary() == restarted.Summary() {
+		t.Fatal("summaries agree while b still serves a's retired records: anti-entropy would never pull")
+	}
+	if mine, theirs := b.Digest()["a"], restarted.Digest()["a"]; !mine.Diverged(theirs) {
+		t.Fatalf("digest %+v vs origin's %+v: want diverged", mine, theirs)
+	}
+	s, _ := restarted.Snapshot("a")
+	b.Merge(s)
+	if _, ok := b.TopicRoute("T"); ok || b.Retired("a") != 0 {
+		t.Fatal("retired records survive the origin's empty snapshot")
+	}
+	if b.Summary() != restarted.Summary() {
+		t.Fatal("summaries still differ once in sync")
 	}
 }
 

@@ -19,6 +19,10 @@ type BrokerData struct {
 	Cluster     string           `json:"cluster"`
 	BrokerName  string           `json:"brokerName"`
 	BrokerAddrs map[int64]string `json:"brokerAddrs"`
+	// ZoneName and EnableActingMaster come from the group's latest
+	// registration (the member record with the highest Stamp).
+	ZoneName           string `json:"zoneName,omitempty"`
+	EnableActingMaster bool   `json:"enableActingMaster,omitempty"`
 	// Origins are the agents the addresses were registered on, by broker
 	// id, so callers can order brokers by their distance to this agent.
 	Origins map[int64]string `json:"-"`
@@ -110,33 +114,84 @@ func removeFrom[T any](m map[string]map[*T]string, name string, k *T) {
 	}
 }
 
-// brokerData builds one broker name's view. When two origins register the
-// same id (a broker moved between agents and the old one is not yet known
-// dead), the lowest origin name wins so every replica answers alike.
+// Every view below answers what Java computes from its one table, from
+// the records of every agent, alike on every agent: per broker id the
+// address with the higher stateVersion (then the lower origin name), per
+// (broker name, topic) the queue data that outranks the others
+// (Queue.outranks, then the lower origin name).
+
+// brokerBefore orders two records of one broker id.
+func brokerBefore(b *Broker, origin string, ob *Broker, oorigin string) bool {
+	if b.StateVersion != ob.StateVersion {
+		return b.StateVersion > ob.StateVersion
+	}
+	if origin != oorigin {
+		return origin < oorigin
+	}
+	return b.Addr < ob.Addr // one origin's retired and current records
+}
+
+// queueBefore orders two records of one (broker name, topic).
+func queueBefore(q *Queue, origin string, oq *Queue, oorigin string) bool {
+	if q.outranks(oq) {
+		return true
+	}
+	if oq.outranks(q) {
+		return false
+	}
+	return origin < oorigin
+}
+
+// masterFirst orders broker ids: the master (0), then the lowest.
+func masterFirst(a, b int64) bool {
+	if (a == 0) != (b == 0) {
+		return a == 0
+	}
+	return a < b
+}
+
+// brokerData builds one broker name's view.
 func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 	regs := v.brokers[name]
 	if len(regs) == 0 {
 		return BrokerData{}, false
 	}
-	bd := BrokerData{BrokerName: name, BrokerAddrs: map[int64]string{}, Origins: map[int64]string{}}
-	first := int64(-1)
+	byID := map[int64]*Broker{}
 	for b, origin := range regs {
-		if o, taken := bd.Origins[b.ID]; taken && o < origin {
+		if p, ok := byID[b.ID]; ok && !brokerBefore(b, origin, p, regs[p]) {
 			continue
 		}
-		bd.BrokerAddrs[b.ID] = b.Addr
-		bd.Origins[b.ID] = origin
-		if first < 0 || b.ID < first {
-			first = b.ID
+		byID[b.ID] = b
+	}
+	bd := BrokerData{BrokerName: name, BrokerAddrs: map[int64]string{}, Origins: map[int64]string{}}
+	var first, latest *Broker
+	for id, b := range byID {
+		bd.BrokerAddrs[id] = b.Addr
+		bd.Origins[id] = regs[b]
+		// The cluster comes from the master, else the lowest id.
+		if first == nil || masterFirst(id, first.ID) {
+			first = b
+		}
+		if latest == nil || b.Stamp > latest.Stamp || b.Stamp == latest.Stamp && id < latest.ID {
+			latest = b
 		}
 	}
-	// The cluster comes from the lowest id, the master when there is one.
-	for b, origin := range regs {
-		if b.ID == first && bd.Origins[first] == origin {
-			bd.Cluster = b.Cluster
-		}
-	}
+	bd.Cluster = first.Cluster
+	bd.ZoneName, bd.EnableActingMaster = latest.Zone, latest.ActingMaster
 	return bd, true
+}
+
+// bestQueues picks, among one topic's queue records, the one routes
+// answer with per broker name.
+func bestQueues(recs map[*Queue]string) map[string]*Queue {
+	best := map[string]*Queue{}
+	for q, origin := range recs {
+		if prev, dup := best[q.BrokerName]; dup && !queueBefore(q, origin, prev, recs[prev]) {
+			continue
+		}
+		best[q.BrokerName] = q
+	}
+	return best
 }
 
 // TopicRoute answers where topic's queues are. Queue data whose broker is
@@ -145,24 +200,12 @@ func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 func (t *Table) TopicRoute(topic string) (TopicRoute, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	type pick struct {
-		q      *Queue
-		origin string
-	}
-	byBroker := map[string]pick{}
 	var route TopicRoute
-	for q, origin := range t.views.queues[topic] {
-		if prev, dup := byBroker[q.BrokerName]; dup && prev.origin < origin {
-			continue
-		}
-		byBroker[q.BrokerName] = pick{q, origin}
-	}
-	for name, p := range byBroker {
+	for name, q := range bestQueues(t.views.queues[topic]) {
 		bd, ok := t.views.brokerData(name)
 		if !ok {
 			continue
 		}
-		q := p.q
 		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: q.ReadQueueNums,
 			WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag})
 		route.BrokerDatas = append(route.BrokerDatas, bd)
@@ -183,25 +226,57 @@ func (t *Table) Topics() []string {
 }
 
 // Queues lists every topic's queue data on one broker name, one entry per
-// topic, sorted by topic.
+// topic (the one routes answer with), sorted by topic.
 func (t *Table) Queues(brokerName string) []Queue {
+	picks := t.QueuePicks(brokerName)
+	out := make([]Queue, len(picks))
+	for i, p := range picks {
+		out[i] = p.Queue
+	}
+	return out
+}
+
+// QueuePick is the queue data routes answer with for one (broker name,
+// topic), and the agent that holds it.
+type QueuePick struct {
+	Queue
+	Origin string
+}
+
+// QueuePicks is Queues with each record's origin. It reads every topic's
+// records: callers that know which topics changed use QueuePick.
+func (t *Table) QueuePicks(brokerName string) []QueuePick {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var out []Queue
-	for _, byRef := range t.views.queues {
-		var pick *Queue
-		var from string
-		for q, origin := range byRef {
-			if q.BrokerName == brokerName && (pick == nil || origin < from) {
-				pick, from = q, origin
-			}
-		}
-		if pick != nil {
-			out = append(out, *pick)
+	var out []QueuePick
+	for _, recs := range t.views.queues {
+		if p, ok := pickOf(recs, brokerName); ok {
+			out = append(out, p)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
 	return out
+}
+
+// QueuePick is the queue data routes answer with for one broker name and
+// topic, ok false when no agent holds any.
+func (t *Table) QueuePick(brokerName, topic string) (QueuePick, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return pickOf(t.views.queues[topic], brokerName)
+}
+
+func pickOf(recs map[*Queue]string, brokerName string) (QueuePick, bool) {
+	var best *Queue
+	for q, origin := range recs {
+		if q.BrokerName == brokerName && (best == nil || queueBefore(q, origin, best, recs[best])) {
+			best = q
+		}
+	}
+	if best == nil {
+		return QueuePick{}, false
+	}
+	return QueuePick{Queue: *best, Origin: recs[best]}, true
 }
 
 // Clusters answers the cluster table: every broker name's addresses, and
