@@ -25,11 +25,12 @@ import (
 
 // Agent is one namecast process.
 type Agent struct {
-	cfg   Config
-	log   *slog.Logger
-	table *routes.Table
-	ttl   *ttls
-	regMu sync.Mutex // serialises read-modify-write of our own records
+	cfg    Config
+	log    *slog.Logger
+	table  *routes.Table
+	ttl    *ttls
+	leases *leaseStore // doors' holds on our records, kept across restarts
+	regMu  sync.Mutex  // serialises read-modify-write of our own records
 	// globalWatches makes every blocking query wait on the table's global
 	// index, as before per-view indexes: benchmarks compare the two.
 	globalWatches atomic.Bool
@@ -94,6 +95,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
 	a.loadRules()
 	a.ttl = newTTLs()
+	a.leases = newLeaseStore(a.cfg.DataDir)
+	restored := a.restoreLeases()
+	a.restoreHTTPLeases()
 	if err := a.startMetrics(); err != nil {
 		return err
 	}
@@ -103,12 +107,16 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startGossip(); err != nil {
 		return err
 	}
+	if len(restored.Ops) > 0 {
+		a.gossip.Publish(restored)
+	}
 	if err := a.startRocketMQ(); err != nil {
 		return err
 	}
 	if err := a.startZooKeeper(); err != nil {
 		return err
 	}
+	a.dropUnclaimed()
 	if err := a.startDiscovery(); err != nil {
 		return err
 	}
@@ -131,6 +139,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	if a.cfg.DataDir != "" {
 		a.goLoop(a.saveMembersLoop)
+		a.goLoop(a.saveLeasesLoop)
 	}
 	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
 	return nil
@@ -206,9 +215,11 @@ func (a *Agent) Run(ctx context.Context) error {
 }
 
 // Leave withdraws this agent's routes everywhere by leaving the cluster
-// gracefully, then shuts down.
+// gracefully, then shuts down. It is leaving for good: the registrations
+// saved in the data dir are forgotten, so the next start restores none.
 func (a *Agent) Leave(ctx context.Context) error {
 	a.leaving.Store(true)
+	a.freezeLeases(true)
 	var err error
 	if a.gossip != nil {
 		timeout := time.Duration(a.cfg.LeaveTimeout)
@@ -221,13 +232,16 @@ func (a *Agent) Leave(ctx context.Context) error {
 	return errors.Join(err, a.Shutdown())
 }
 
-// Shutdown stops the agent without leaving: peers will see it fail. It
-// stops the HTTP listener, then the expiry loop, then gossip, and waits for
-// every goroutine. Safe to call more than once.
+// Shutdown stops the agent without leaving: peers keep its routes until
+// it is back (a restart: with a data dir it republishes them at start) or
+// failure detection declares it dead. It saves the registrations one last
+// time, then stops the HTTP listener, the doors, the loops and gossip, and
+// waits for every goroutine. Safe to call more than once.
 func (a *Agent) Shutdown() error {
 	var err error
 	a.stopOnce.Do(func() {
 		a.leaving.Store(true)
+		a.freezeLeases(false)
 		a.cancel()
 		if a.httpSrv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

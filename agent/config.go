@@ -76,8 +76,15 @@ type Config struct {
 	Cluster string `json:"cluster"`
 	// EncryptKey is a base64 AES key (16, 24 or 32 bytes) for gossip.
 	EncryptKey string `json:"encrypt"`
-	// DataDir keeps state across restarts; empty keeps nothing.
+	// DataDir keeps state across restarts; empty keeps nothing. With it,
+	// the registrations this agent carries survive a restart without a gap
+	// on any other agent (package agent/lease).
 	DataDir string `json:"data_dir"`
+	// LeaveOnTerminate makes SIGTERM leave the cluster (withdraw every
+	// route now, forget the saved registrations) instead of stopping for
+	// a restart. Without a data dir SIGTERM always leaves: there is
+	// nothing to restart from. SIGINT and "namecast leave" always leave.
+	LeaveOnTerminate bool `json:"leave_on_terminate"`
 	// Profile picks failure-detection and gossip timings: lan, wan, local
 	// or fast (see gossip.Profile).
 	Profile string `json:"profile"`

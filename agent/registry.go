@@ -74,7 +74,12 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 		}
 	}
 	a.apply(puts, deletes)
-	a.ttl.set(routes.BrokerKey(reg.BrokerName, reg.BrokerID), ttl)
+	key := routes.BrokerKey(reg.BrokerName, reg.BrokerID)
+	prefixes := []string{key}
+	if reg.BrokerID == 0 {
+		prefixes = append(prefixes, routes.QueuePrefix(reg.BrokerName))
+	}
+	a.holdHTTP(key, prefixes, ttl)
 	var res RegisterResult
 	if reg.BrokerID != 0 {
 		for _, m := range a.table.Brokers(reg.BrokerName) {
@@ -111,7 +116,10 @@ func (a *Agent) localRecord(key string) (routes.Record, bool) {
 	return routes.Record{}, false
 }
 
+// withdrawLocked withdraws an HTTP registration by its primary key, its
+// lease first (so a restart cannot bring it back).
 func (a *Agent) withdrawLocked(key string) bool {
+	a.DropLease(httpDoor, key)
 	r, ok := a.localRecord(key)
 	if !ok {
 		return false

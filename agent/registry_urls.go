@@ -31,7 +31,8 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
 	a.apply([]routes.Record{{URL: &rec}}, nil)
-	a.ttl.set(routes.URLKey(rec.Interface, rec.Category, rec.URL), ttl)
+	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
+	a.holdHTTP(key, []string{key}, ttl)
 	return rec, nil
 }
 

@@ -3,7 +3,36 @@ package agent
 import (
 	"sync"
 	"time"
+
+	"github.com/namecast/namecast/agent/lease"
 )
+
+// httpDoor names the leases of registrations made over the HTTP API: one
+// per primary record key, with the TTL's deadline.
+const httpDoor = "http"
+
+// holdHTTP records the lease of a registration just applied: covering
+// prefixes, and its TTL (0: as long as the agent). regMu must be held.
+func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration) {
+	a.ttl.set(key, ttl)
+	l := lease.Lease{Door: httpDoor, ID: key, Prefixes: prefixes}
+	if ttl > 0 {
+		l.Deadline = time.Now().Add(ttl)
+	}
+	a.PutLease(l)
+}
+
+// restoreHTTPLeases takes back the HTTP registrations restored at start:
+// their records are republished; their TTLs run on from where they were.
+func (a *Agent) restoreHTTPLeases() {
+	for _, l := range a.RestoredLeases(httpDoor) {
+		if !l.Deadline.IsZero() {
+			a.ttl.mu.Lock()
+			a.ttl.deadlines[l.ID] = l.Deadline
+			a.ttl.mu.Unlock()
+		}
+	}
+}
 
 // ttls remembers the deadline of each registration made with a TTL, by its
 // primary record key. A registration without TTL has no entry and lives as

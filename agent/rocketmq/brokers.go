@@ -49,16 +49,18 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 			delete(group, id)
 		}
 	}
-	// Step 5: a newcomer under an id whose live holder has a higher state
-	// version is fenced off (5.x controller mode).
-	if old, taken := group[r.id]; taken && old.Addr != r.addr {
-		if holder := bt.live[liveKey{r.cluster, old.Addr}]; holder != nil &&
-			holder.version.StateVersion > body.DataVersion.StateVersion {
-			s.log.Warn("registration fenced: another address holds this broker id with a newer state version",
-				"broker", r.name, "id", r.id, "addr", r.addr, "holder", old.Addr)
-			delete(bt.live, key)
-			return registerResult{}, true
+	// Step 5: a newcomer under an id whose holder, on any agent, has a
+	// higher state version is fenced off (5.x controller mode).
+	if holder, fenced := s.fencedBy(r, body.DataVersion.StateVersion); fenced {
+		s.log.Warn("registration fenced: another address holds this broker id with a newer state version",
+			"broker", r.name, "id", r.id, "addr", r.addr, "holder", holder)
+		delete(bt.live, key)
+		s.reg.DropLease(door, leaseID(key))
+		// A stale registration of ours under that id goes too.
+		if b, ok := group[r.id]; ok && b.Addr == r.addr {
+			s.reg.Apply(nil, []string{routes.BrokerKey(r.name, r.id)})
 		}
+		return registerResult{}, true
 	}
 	// Step 6: an incremental (one-topic) registration before the first
 	// full one would stand for the broker's whole table (#4522).
@@ -67,7 +69,22 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 		return registerResult{}, false
 	}
 	registerFirst := !known
-	b := routes.Broker{Cluster: r.cluster, Name: r.name, ID: r.id, Addr: r.addr, HAAddr: r.haAddr, Zone: r.zone}
+	actingMaster := r.actingMaster != nil && *r.actingMaster
+	b := routes.Broker{Cluster: r.cluster, Name: r.name, ID: r.id, Addr: r.addr, HAAddr: r.haAddr, Zone: r.zone,
+		StateVersion: body.DataVersion.StateVersion, ActingMaster: actingMaster}
+	// The stamp moves only when the content does, so re-registrations
+	// cost nothing; it orders "the latest registration" cluster-wide.
+	if old, ok := group[r.id]; ok && old.Stamp != 0 {
+		unstamped := old
+		unstamped.Stamp = 0
+		b.Stamp = old.Stamp
+		if unstamped != b {
+			b.Stamp = 0
+		}
+	}
+	if b.Stamp == 0 {
+		b.Stamp = s.reg.Table().Stamp()
+	}
 	puts = append(puts, routes.Record{Broker: &b})
 	group[r.id] = b
 
@@ -77,6 +94,7 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	isPrimeSlave := !isMaster && r.actingMaster != nil && s.smallestID(r)
 	if isMaster || isPrimeSlave {
 		versionChanged := prev == nil || prev.version != body.DataVersion
+		dv := body.DataVersion
 		held := s.localQueues(r.name)
 		stripWrite := isPrimeSlave && *r.actingMaster
 		for topic, tc := range body.Topics {
@@ -92,16 +110,18 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 				perm &^= remoting.PermWrite
 			}
 			q := routes.Queue{Topic: topic, BrokerName: r.name, ReadQueueNums: tc.ReadQueueNums,
-				WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag}
+				WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag,
+				From: r.id, StateVersion: dv.StateVersion, Counter: dv.Counter}
 			puts = append(puts, routes.Record{Queue: &q})
 		}
 	}
 	s.reg.Apply(puts, deletes)
 
 	// Step 10: the live entry moves to this connection.
-	actingMaster := r.actingMaster != nil && *r.actingMaster
-	bt.live[key] = &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,
+	lb := &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,
 		version: body.DataVersion, last: s.now(), timeout: r.timeout, conn: c}
+	bt.live[key] = lb
+	s.holdLocked(lb)
 	if registerFirst {
 		s.log.Info("broker registered", "cluster", r.cluster, "broker", r.name, "id", r.id, "addr", r.addr, "topics", len(body.Topics))
 	}
@@ -139,6 +159,10 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 	key := liveKey{cluster, addr}
 	lb := bt.live[key]
 	delete(bt.live, key)
+	if lb != nil {
+		// Durably, before the records go: a restart must not resume it.
+		s.reg.DropLease(door, leaseID(key))
+	}
 	group := s.localGroup(cluster, name)
 	var deletes []string
 	for id, b := range group {
@@ -167,13 +191,27 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 	return true
 }
 
+// actingMasterGroup reports whether any member of the group, on any
+// agent, registered with enableActingMaster.
 func (s *Server) actingMasterGroup(cluster, name string) bool {
-	for _, lb := range s.brokers.live {
-		if lb.cluster == cluster && lb.name == name && lb.actingMaster {
+	for _, b := range s.reg.Table().Brokers(name) {
+		if b.Cluster == cluster && b.ActingMaster {
 			return true
 		}
 	}
 	return false
+}
+
+// fencedBy reports whether another address holds r's broker id, on any
+// agent, with a state version above sv (§5.2 step 5, over the whole
+// cluster's table).
+func (s *Server) fencedBy(r registration, sv int64) (string, bool) {
+	for _, b := range s.reg.Table().Brokers(r.name) {
+		if b.Cluster == r.cluster && b.ID == r.id && b.Addr != r.addr && b.StateVersion > sv {
+			return b.Addr, true
+		}
+	}
+	return "", false
 }
 
 // localGroup is this agent's broker records of one group, by id. A record

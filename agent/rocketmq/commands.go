@@ -83,6 +83,7 @@ func (s *Server) commandLoop() {
 			return
 		}
 		s.runCommands()
+		s.syncGroups()
 		select {
 		case <-s.ctx.Done():
 			return

@@ -20,7 +20,9 @@
 //     connection, as in Java: the connection closing, an UNREGISTER_BROKER,
 //     or 120 s without a heartbeat (scanned every 5 s) withdraw the broker's
 //     records, and gossip withdraws them everywhere. If the agent itself
-//     dies, the gossip layer drops all its records.
+//     dies, the gossip layer drops all its records; if it restarts with its
+//     data dir, it resumes every broker registered here (leases.go, package
+//     agent/lease) and no route changes anywhere.
 //  4. Topic configuration is applied per topic, and only when the broker's
 //     DataVersion changed, on a first registration, or for a topic the agent
 //     holds no queue data for (§5.2 step 8). That is what keeps a "wipe write
@@ -31,6 +33,33 @@
 //     them to its records and deletes the command (commands.go).
 //  6. KV config (PUT_KV_CONFIG, ...) is cluster-scoped: written with
 //     Registry.ApplyRules it replicates everywhere and persists.
+//
+// # One table over many agents
+//
+// A master and its slave run on different hosts, so they register with
+// different agents. Every answer Java computes from its one table is
+// computed here from every agent's records, the same way on every agent,
+// with Java's precedence, whichever agents the members registered on:
+//
+//   - A group keeps its queue data while any member is registered anywhere:
+//     each agent holding a member keeps a copy of the group's queue data as
+//     routes answer it, and withdraws it with its last member (groups.go).
+//     A master leaving, or its agent dying with its host, leaves the
+//     slave's queues in place; in acting-master mode WRITE is cleared.
+//   - Of several agents' queue data for one group and topic, routes take
+//     the master's over a slave's (then the lower slave id: a 5.x prime
+//     slave), then the newer broker configuration, then the original over
+//     a copy (routes.Queue), then the lower agent name. Per broker id, the
+//     address with the higher stateVersion wins, and a registration under
+//     an id another agent holds with a higher stateVersion is fenced.
+//   - "The latest registration", which gives a group its zoneName and
+//     enableActingMaster, is the member record with the highest Lamport
+//     stamp (routes.Broker.Stamp): each agent stamps a broker record when
+//     its content changes, past every stamp it has seen, so every agent
+//     orders registrations alike. No decision compares the wall clocks of
+//     two hosts: the orders used are the broker's own DataVersion (its
+//     stateVersion and counter), the master's precedence, and the Lamport
+//     stamp. Admin commands are collected by each agent's own clock only.
 //
 // # Connections
 //

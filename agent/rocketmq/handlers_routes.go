@@ -71,21 +71,13 @@ func (s *Server) routeData(topic string, route routes.TopicRoute) *remoting.Topi
 	}
 	for i, b := range route.BrokerDatas {
 		td.BrokerDatas[i] = remoting.BrokerData{Cluster: b.Cluster, BrokerName: b.BrokerName,
-			BrokerAddrs: b.BrokerAddrs, ZoneName: groupZone(table, b.BrokerName)}
+			BrokerAddrs: b.BrokerAddrs, ZoneName: b.ZoneName, EnableActingMaster: b.EnableActingMaster}
 	}
+
 	if s.opts.orderMessageEnable.Load() {
 		td.OrderTopicConf = table.KVs(orderTopicConfigNS)[topic]
 	}
 	return td
-}
-
-// groupZone is the zone a group's master (else lowest id) registered with.
-func groupZone(table *routes.Table, name string) string {
-	members := table.Brokers(name) // sorted by id
-	if len(members) == 0 {
-		return ""
-	}
-	return members[0].Zone
 }
 
 // zoneRoute answers a 5.x "nearby" query (§2.3, ZoneRouteRPCHook): only
@@ -129,7 +121,7 @@ func (s *Server) getClusterInfo(_ *conn, _ *remoting.Command, rep *reply) {
 		ClusterAddrTable: ci.ClusterAddrTable}
 	for name, b := range ci.BrokerAddrTable {
 		out.BrokerAddrTable[name] = remoting.BrokerData{Cluster: b.Cluster, BrokerName: name,
-			BrokerAddrs: b.BrokerAddrs, ZoneName: groupZone(table, name)}
+			BrokerAddrs: b.BrokerAddrs, ZoneName: b.ZoneName, EnableActingMaster: b.EnableActingMaster}
 	}
 	rep.buf = out.AppendJSON(rep.buf[:0])
 	rep.Body = rep.buf

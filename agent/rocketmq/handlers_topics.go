@@ -109,9 +109,11 @@ func (s *Server) deleteTopicLocal(topic, cluster string) int {
 	bt.mu.Lock()
 	defer bt.mu.Unlock()
 	var deletes []string
+	now := s.now()
 	for _, r := range s.reg.LocalRecords("queue/") {
 		if q := r.Queue; q != nil && q.Topic == topic && inCluster(q.BrokerName) {
 			deletes = append(deletes, r.Key())
+			s.deletedTopics[q.BrokerName+"/"+topic] = deletedTopic{at: now, stateVersion: q.StateVersion, counter: q.Counter}
 		}
 	}
 	s.reg.Apply(nil, deletes)
@@ -144,10 +146,27 @@ func (s *Server) registerTopic(_ *conn, req *remoting.Command, rep *reply) {
 			s.log.Warn("ignoring topic registration for a broker not registered on this agent", "topic", topic, "broker", q.BrokerName)
 			return
 		}
-		puts = append(puts, routes.Record{Queue: &routes.Queue{Topic: topic, BrokerName: q.BrokerName,
-			ReadQueueNums: q.ReadQueueNums, WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag}})
+		rec := routes.Queue{Topic: topic, BrokerName: q.BrokerName,
+			ReadQueueNums: q.ReadQueueNums, WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag}
+		if lb := s.providerHere(q.BrokerName); lb != nil {
+			rec.From, rec.StateVersion, rec.Counter = lb.id, lb.version.StateVersion, lb.version.Counter
+		}
+		delete(s.deletedTopics, q.BrokerName+"/"+topic)
+		puts = append(puts, routes.Record{Queue: &rec})
 	}
 	s.reg.Apply(puts, nil)
+}
+
+// providerHere is the live member of the group registered here whose
+// topic config counts: the master, else the lowest id. bt.mu must be held.
+func (s *Server) providerHere(name string) *liveBroker {
+	var best *liveBroker
+	for _, lb := range s.brokers.live {
+		if lb.name == name && (best == nil || lb.id == 0 || best.id != 0 && lb.id < best.id) {
+			best = lb
+		}
+	}
+	return best
 }
 
 // registeredHere reports whether this agent holds a broker record of the

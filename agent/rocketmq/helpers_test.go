@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
@@ -26,6 +27,8 @@ type fakeRegistry struct {
 	// beforeApply, when set, runs at the start of every Apply (tests use it
 	// to hold a registration).
 	beforeApply atomic.Pointer[func()]
+	leases      map[string]lease.Lease // guarded by mu
+	restored    []lease.Lease          // handed out once by RestoredLeases
 }
 
 func newFakeCluster(names ...string) []*fakeRegistry {
@@ -81,7 +84,37 @@ func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
 	return f.table.TopicRoute(topic)
 }
 func (f *fakeRegistry) Table() *routes.Table { return f.table }
-func (f *fakeRegistry) Ready() bool          { return f.ready.Load() }
+
+func (f *fakeRegistry) PutLease(l lease.Lease) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leases == nil {
+		f.leases = map[string]lease.Lease{}
+	}
+	f.leases[l.Door+"/"+l.ID] = l
+}
+
+func (f *fakeRegistry) DropLease(door, id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.leases, door+"/"+id)
+}
+
+// RestoredLeases hands back what was put, as an agent restarted with its
+// data dir would.
+func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []lease.Lease
+	for _, l := range f.restored {
+		if l.Door == door {
+			out = append(out, l)
+		}
+	}
+	f.restored = nil
+	return out
+}
+func (f *fakeRegistry) Ready() bool { return f.ready.Load() }
 
 func testLogger() *slog.Logger {
 	if os.Getenv("NAMECAST_TEST_LOG") != "" {

@@ -47,6 +47,7 @@ func (s *Server) touch(cluster, addr string) bool {
 	lb := bt.live[liveKey{cluster, addr}]
 	if lb != nil {
 		lb.last = s.now()
+		s.holdLocked(lb)
 	}
 	return lb != nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/routes"
 )
@@ -32,6 +33,8 @@ type Registry interface {
 	Table() *routes.Table
 	// Ready reports whether the first sync with the cluster is done.
 	Ready() bool
+	// Leases keep brokers registered here across the agent's restart.
+	lease.Holder
 }
 
 // Defaults of Config's zero fields, Java's values (§5.7).
@@ -128,9 +131,13 @@ type Server struct {
 	brokers brokerTable
 	cmdMu   sync.Mutex // guards cmdSeen; runCommands holds it throughout
 	cmdSeen map[string]seenCommand
-	cache   routeCache
-	stats   requestStats
-	opts    runtimeOptions
+	// deletedTopics are "broker name/topic" deleted here by an admin
+	// command, with when; guarded by brokers.mu (groups.go).
+	deletedTopics map[string]deletedTopic
+	groupChanges  groupChanges // fed by the table's OnChange hook
+	cache         routeCache
+	stats         requestStats
+	opts          runtimeOptions
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -149,6 +156,7 @@ func NewServer(cfg Config) (*Server, error) {
 		conns:  map[*conn]struct{}{},
 	}
 	s.brokers.live = map[liveKey]*liveBroker{}
+	s.deletedTopics = map[string]deletedTopic{}
 	s.opts.returnOrderTopicConfig.Store(true)
 	return s, nil
 }
@@ -169,6 +177,8 @@ func (s *Server) Start() error {
 		return fmt.Errorf("RocketMQ NameServer port %s: %w (another NameServer or agent may hold it; pick another with --rocketmq HOST:PORT, or \"off\")", s.cfg.Addr, err)
 	}
 	s.ln = ln
+	s.reg.Table().OnChange(s.groupChanges.note)
+	s.restoreLeases()
 	s.goOwned(s.acceptLoop)
 	s.goOwned(s.housekeepingLoop)
 	s.goOwned(s.commandLoop)

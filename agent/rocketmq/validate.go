@@ -41,9 +41,10 @@ func checkAddr(field, s string) error {
 }
 
 func parseBrokerID(s string) (int64, error) {
+	// Java stores any long: 0 is the master, DLedger brokers start at -1.
 	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id < 0 {
-		return 0, fmt.Errorf("brokerId %q must be 0 (master) or a positive slave id", s)
+	if err != nil {
+		return 0, fmt.Errorf("brokerId %q must be an integer: 0 (master), a slave id, or -1 (DLedger)", s)
 	}
 	return id, nil
 }

@@ -26,8 +26,16 @@ routes with every other agent.
   namecast agent --node b1 --join 10.0.0.2:7946
   namecast agent --discover prod             find peers on the LAN over mDNS
 
-SIGINT or SIGTERM leaves gracefully: this agent's routes are withdrawn
-everywhere before it exits.
+Signals, as Consul servers and Serf treat them:
+  SIGINT, "namecast leave"   leave for good: this agent's routes are withdrawn
+                             everywhere before it exits, and the saved ones
+                             forgotten.
+  SIGTERM                    with --data-dir, stop for a restart (systemctl
+                             restart, an upgrade): routes stay on every other
+                             agent, the restarted agent republishes them, and
+                             failure detection withdraws them if it does not
+                             come back. Without --data-dir, or with
+                             --leave-on-terminate, SIGTERM leaves like SIGINT.
 
 Flags:
 `
@@ -67,13 +75,33 @@ func runAgent(args []string) int {
 		fmt.Fprintln(os.Stderr, "namecast agent:", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := a.Run(ctx); err != nil {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := serveUntilSignal(a, cfg.Logger, sigs, cfg.DataDir != "" && !cfg.LeaveOnTerminate); err != nil {
 		fmt.Fprintln(os.Stderr, "namecast agent:", err)
 		return 1
 	}
 	return 0
+}
+
+// serveUntilSignal runs the agent until a signal or an API leave. SIGTERM
+// with restartOnTerm stops without leaving (routes stay, see agentUsage);
+// anything else leaves gracefully.
+func serveUntilSignal(a *agent.Agent, log *slog.Logger, sigs <-chan os.Signal, restartOnTerm bool) error {
+	if err := a.Start(context.Background()); err != nil {
+		return err
+	}
+	select {
+	case sig := <-sigs:
+		if sig == syscall.SIGTERM && restartOnTerm {
+			log.Info("SIGTERM: stopping for a restart; this agent's routes stay on the others until it is back or declared dead (SIGINT or namecast leave to leave for good)")
+			return a.Shutdown()
+		}
+	case <-a.Done():
+	}
+	log.Info("leaving the cluster for good")
+	return a.Leave(context.Background())
 }
 
 // parseAgentFlags builds the configuration: defaults (or --dev), then the
@@ -109,7 +137,8 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.StringVar(&c.Discover, "discover", "", "find and join agents on the LAN over mDNS under this `name`")
 	fs.StringVar(&c.Cluster, "cluster", "", "cluster `name`: agents of different clusters never merge")
 	fs.StringVar(&c.EncryptKey, "encrypt", "", "base64 gossip encryption `key` (see namecast keygen)")
-	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts")
+	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts (and routes across a SIGTERM restart)")
+	fs.BoolVar(&c.LeaveOnTerminate, "leave-on-terminate", false, "SIGTERM leaves the cluster (as SIGINT) instead of stopping for a restart")
 	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
 	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -139,6 +168,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		"cluster": func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
 		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
 		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
+		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },
 	}
 	for name, apply := range overlay {
 		if set[name] {

@@ -17,8 +17,10 @@ import (
 // agent must withdraw its routes once failure detection declares it dead.
 // Restarted with its data dir but neither --join nor --discover, it must
 // find the cluster from its saved member snapshot, come back with a higher
-// incarnation, and its new registration must reach everyone while the one
-// that died with it stays gone. Profile fast, to declare the dead sooner.
+// incarnation and republish the registration it carried (it has no TTL, so
+// it lives as long as the agent: package agent/lease), and its new
+// registration must reach everyone. Profile fast, to declare the dead
+// sooner.
 func TestKilledAgentRejoinsFromDataDir(t *testing.T) {
 	t.Parallel()
 	lab := netns.New(t, 5)
@@ -53,10 +55,11 @@ func TestKilledAgentRejoinsFromDataDir(t *testing.T) {
 	if inc := incarnationOf(t, others[0], victim.node); inc <= incBefore {
 		t.Errorf("h2 came back with incarnation %d, want more than %d", inc, incBefore)
 	}
-	waitTopics(t, 10*time.Second, as, topicsOf(others, "before")...)
+	waitTopics(t, 10*time.Second, as, topicsOf(as, "before")...)
 	if err := victim.registerBroker(10912, topicOf(victim, "after")); err != nil {
 		t.Fatal(err)
 	}
+	// The new registration replaces the broker's topics.
 	waitTopics(t, 10*time.Second, as, append(topicsOf(others, "before"), topicOf(victim, "after"))...)
 	for _, a := range as {
 		r, err := a.route(topicOf(victim, "after"))

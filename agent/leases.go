@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/routes"
+)
+
+// leasesFile keeps the leases and their records across restarts (package
+// lease explains the mechanism).
+const leasesFile = "leases.json"
+
+const (
+	// leaseSaveDelay coalesces bursts of changes into one write.
+	leaseSaveDelay = 100 * time.Millisecond
+	// leaseSlack is how stale a saved deadline may get before a refresh
+	// alone causes a write: brokers heartbeat every second.
+	leaseSlack = 5 * time.Second
+)
+
+type savedLease struct {
+	lease.Lease
+	Records []routes.Record `json:"records"`
+}
+
+type leaseFileBody struct {
+	Leases []savedLease `json:"leases"`
+}
+
+// leaseStore is the agent's lease table and its persistence. Without a
+// data dir it only keeps the table (nothing survives a restart anyway).
+type leaseStore struct {
+	mu       sync.Mutex
+	path     string // "" without a data dir
+	m        map[string]lease.Lease
+	saved    map[string]time.Time // lease key -> deadline in the file
+	restored map[string][]lease.Lease
+	claimed  map[string]bool
+	frozen   bool // shutting down: the file stays as it is
+	dirty    chan struct{}
+
+	saveMu sync.Mutex // one write at a time
+}
+
+func leaseKey(door, id string) string { return door + "\x00" + id }
+
+func newLeaseStore(dataDir string) *leaseStore {
+	ls := &leaseStore{m: map[string]lease.Lease{}, saved: map[string]time.Time{},
+		restored: map[string][]lease.Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1)}
+	if dataDir != "" {
+		ls.path = filepath.Join(dataDir, leasesFile)
+	}
+	return ls
+}
+
+// PutLease records or refreshes a lease (package lease, step 1).
+func (a *Agent) PutLease(l lease.Lease) {
+	ls := a.leases
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	k := leaseKey(l.Door, l.ID)
+	old, had := ls.m[k]
+	ls.m[k] = l
+	if ls.path == "" || ls.frozen {
+		return
+	}
+	onlyDeadline := had && slices.Equal(old.Prefixes, l.Prefixes) && string(old.State) == string(l.State)
+	if savedAt, inFile := ls.saved[k]; onlyDeadline && inFile && l.Deadline.Sub(savedAt).Abs() < leaseSlack {
+		return
+	}
+	select {
+	case ls.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// DropLease forgets a lease; when the file holds it, the file is rewritten
+// before DropLease returns (package lease, step 2).
+func (a *Agent) DropLease(door, id string) {
+	ls := a.leases
+	ls.mu.Lock()
+	k := leaseKey(door, id)
+	delete(ls.m, k)
+	_, inFile := ls.saved[k]
+	frozen := ls.frozen
+	ls.mu.Unlock()
+	if inFile && !frozen {
+		a.saveLeases()
+	}
+}
+
+// RestoredLeases hands a door the leases restored at start (package lease,
+// step 3). A second call returns nothing.
+func (a *Agent) RestoredLeases(door string) []lease.Lease {
+	ls := a.leases
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.claimed[door] = true
+	out := ls.restored[door]
+	delete(ls.restored, door)
+	return out
+}
+
+// restoreLeases republishes, at start and before anything is served, the
+// records of every saved lease that has not expired, under the new
+// incarnation. It returns the delta to publish once gossip runs.
+func (a *Agent) restoreLeases() routes.Delta {
+	ls := a.leases
+	if ls.path == "" {
+		return routes.Delta{}
+	}
+	b, err := os.ReadFile(ls.path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			a.log.Warn("cannot read the saved leases; starting without them", "path", ls.path, "err", err)
+		}
+		return routes.Delta{}
+	}
+	var body leaseFileBody
+	if err := json.Unmarshal(b, &body); err != nil {
+		a.log.Warn("saved leases are unreadable; setting the file aside", "path", ls.path, "err", err)
+		_ = os.Rename(ls.path, ls.path+".corrupt")
+		return routes.Delta{}
+	}
+	now := time.Now()
+	var puts []routes.Record
+	kept, expired := 0, 0
+	ls.mu.Lock()
+	for _, sl := range body.Leases {
+		if sl.Expired(now) {
+			expired++
+			continue
+		}
+		kept++
+		for _, r := range sl.Records {
+			if k := r.Key(); k != "" && sl.Covers(k) {
+				puts = append(puts, r)
+			}
+		}
+		k := leaseKey(sl.Door, sl.ID)
+		ls.m[k] = sl.Lease
+		ls.saved[k] = sl.Deadline
+		ls.restored[sl.Door] = append(ls.restored[sl.Door], sl.Lease)
+	}
+	ls.mu.Unlock()
+	d, _ := a.table.ApplyLocal(puts, nil)
+	a.log.Info("restored registrations from the data dir", "leases", kept, "expired", expired, "records", len(d.Ops))
+	return d
+}
+
+// dropUnclaimed withdraws the records of restored leases no door took back
+// (the door is off after the restart).
+func (a *Agent) dropUnclaimed() {
+	ls := a.leases
+	ls.mu.Lock()
+	var orphans []lease.Lease
+	for door, ls2 := range ls.restored {
+		if !ls.claimed[door] {
+			orphans = append(orphans, ls2...)
+		}
+	}
+	ls.restored = map[string][]lease.Lease{}
+	ls.mu.Unlock()
+	if len(orphans) == 0 {
+		return
+	}
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	var deletes []string
+	for _, l := range orphans {
+		a.DropLease(l.Door, l.ID)
+		for _, p := range l.Prefixes {
+			for _, r := range a.table.LocalRecords(p) {
+				deletes = append(deletes, r.Key())
+			}
+		}
+		a.log.Warn("withdrawing a restored registration no door claims (is the door off now?)", "door", l.Door, "id", l.ID)
+	}
+	a.apply(nil, deletes)
+}
+
+// saveLeasesLoop writes the leases when they change, coalescing bursts.
+func (a *Agent) saveLeasesLoop() {
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-a.leases.dirty:
+		}
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-time.After(leaseSaveDelay):
+		}
+		a.saveLeases()
+	}
+}
+
+// saveLeases writes every lease with the records it covers now.
+func (a *Agent) saveLeases() {
+	ls := a.leases
+	if ls.path == "" {
+		return
+	}
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	if ls.frozen {
+		ls.mu.Unlock()
+		return
+	}
+	body := leaseFileBody{Leases: make([]savedLease, 0, len(ls.m))}
+	saved := make(map[string]time.Time, len(ls.m))
+	for k, l := range ls.m {
+		body.Leases = append(body.Leases, savedLease{Lease: l})
+		saved[k] = l.Deadline
+	}
+	ls.mu.Unlock()
+	for i := range body.Leases {
+		seen := map[string]bool{}
+		for _, p := range body.Leases[i].Prefixes {
+			for _, r := range a.table.LocalRecords(p) {
+				if k := r.Key(); !seen[k] {
+					seen[k] = true
+					body.Leases[i].Records = append(body.Leases[i].Records, r)
+				}
+			}
+		}
+	}
+	b, err := json.Marshal(body)
+	if err == nil {
+		err = writeFileAtomic(ls.path, b)
+	}
+	if err != nil {
+		a.log.Error("saving registrations to the data dir failed; a restart may lose them", "path", ls.path, "err", err)
+		return
+	}
+	ls.mu.Lock()
+	ls.saved = saved
+	ls.mu.Unlock()
+}
+
+// freezeLeases makes a last save and stops saving: what the doors do while
+// the agent shuts down (closing connections) must not reach the file.
+// forget empties the file instead: the agent is leaving for good.
+func (a *Agent) freezeLeases(forget bool) {
+	ls := a.leases
+	if ls == nil || ls.path == "" {
+		return
+	}
+	if forget {
+		ls.mu.Lock()
+		ls.m = map[string]lease.Lease{}
+		ls.mu.Unlock()
+	}
+	a.saveLeases()
+	ls.mu.Lock()
+	ls.frozen = true
+	ls.mu.Unlock()
+}
