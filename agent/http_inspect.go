@@ -25,7 +25,7 @@ type AgentInfo struct {
 	GoVersion    string          `json:"goVersion"`
 	Started      time.Time       `json:"started"`
 	Uptime       string          `json:"uptime"`
-	Incarnation  uint64          `json:"incarnation"`
+	Incarnation  uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
 	GossipAddr   string          `json:"gossipAddr"`
 	HTTPAddr     string          `json:"httpAddr"`
 	RocketMQAddr string          `json:"rocketmqAddr"`

@@ -12,7 +12,7 @@ import (
 // OriginStat is what the table holds of one origin.
 type OriginStat struct {
 	Origin  string `json:"origin"`
-	Inc     uint64 `json:"inc"`
+	Inc     uint64 `json:"inc,string"` // a string, as in member tags: JavaScript rounds 64-bit numbers
 	Seq     uint64 `json:"seq"`
 	Records int    `json:"records"`
 }

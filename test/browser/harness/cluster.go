@@ -93,6 +93,7 @@ var (
 // listens.
 func (c *Cluster) run(a *Agent) error {
 	cmd := exec.Command(c.bin, a.args...)
+	dieWithParent(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return err

@@ -64,6 +64,8 @@ func run(out string) error {
 		{"/ui/topics/Orders", "broker-b", "topic.png", 1200},
 		{"/ui/services/com.example.Greeter", "greeter-app", "service.png", 1200},
 		{"/ui/rules", "configurators", "rules.png", 1200},
+		{"/ui/clusters", "AnalyticsCluster", "clusters.png", 1200},
+		{"/ui/agent", "memberlist", "agent.png", 1200},
 		{"/ui/members", "ms", "members-narrow.png", 390},
 	} {
 		if err := shoot(ctx, a3.URL(s.path), s.wait, filepath.Join(out, s.file), s.width); err != nil {

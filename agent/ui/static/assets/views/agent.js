@@ -12,7 +12,7 @@ export default function agent({main, signal, title}) {
   const body = h('div');
   const figures = h('div');
   replace(main, h('h1', null, 'This agent'), body,
-    section('Gossip and API figures', h('p', {class: 'muted'}, 'From /metrics; refreshed when the cluster changes, and every 15 s at most.'),
+    section('Gossip and API figures', h('p', {class: 'muted'}, 'From /metrics (timings in ms; http_get includes blocking queries); refreshed when the cluster changes, and every 15 s at most.'),
       h('div', {class: 'filters'}, searchBox('Filter metrics (e.g. http, memberlist, gossip)', (v) => { q = v; drawFigures(); })), figures));
 
   function drawFigures() {
@@ -37,7 +37,7 @@ export default function agent({main, signal, title}) {
       ['Gossip', a.gossipAddr], ['HTTP API', a.httpAddr], ['RocketMQ', a.rocketmqAddr || 'off'],
     ];
     const cfg = Object.entries(a.config || {}).map(([k, v]) => h('tr', null, h('th', null, k),
-      h('td', {class: v === REDACTED ? 'mono redacted' : 'mono'}, typeof v === 'string' ? v : JSON.stringify(v))));
+      h('td', {class: v === REDACTED ? 'mono redacted' : 'mono'}, v === '' || v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v))));
     replace(body, h('table', {class: 'facts'}, h('tbody', null, facts.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v))))),
       section('Configuration', h('p', {class: 'muted'}, 'As flags or the config file set it; secrets are redacted by the agent.'),
         table(['Setting', 'Value'], cfg, {id: 'config'})));
