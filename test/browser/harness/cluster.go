@@ -124,6 +124,14 @@ func (c *Cluster) run(a *Agent) error {
 	select {
 	case addrs := <-started:
 		a.Gossip, a.HTTP = addrs[0], addrs[1]
+		a.mu.Lock()
+		ui := a.UI
+		a.mu.Unlock()
+		// The UI's address is printed at start, where a user looks first.
+		if want := "http://" + a.HTTP + "/ui/"; ui != want {
+			_ = cmd.Process.Kill()
+			return fmt.Errorf("%s printed the web UI at %q at start, want %q:\n%s", a.Name, ui, want, a.Log())
+		}
 		return nil
 	case <-a.done:
 		return fmt.Errorf("%s exited at start:\n%s", a.Name, a.Log())
