@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,13 @@ import (
 //	flock /work/bench.lock go test -run TestFigures -figures -v -timeout 60m .
 //
 // and read the table it logs.
-var figures = flag.Bool("figures", false, "run TestFigures (minutes; logs the issue's ZooKeeper figures)")
+var (
+	figures      = flag.Bool("figures", false, "run TestFigures (minutes; logs the issue's ZooKeeper figures)")
+	figuresParts = flag.String("figures.parts", "reads,create,watch,kill,sessions", "which of TestFigures' parts to run")
+	figuresSizes = flag.String("figures.sizes", "10,50", "cluster sizes for the register-to-watch figure")
+)
+
+func part(name string) bool { return strings.Contains(","+*figuresParts+",", ","+name+",") }
 
 func TestFigures(t *testing.T) {
 	if !*figures {
@@ -29,19 +36,33 @@ func TestFigures(t *testing.T) {
 	_, agents := zkAgents(t, 3)
 	t.Logf("servers: ZooKeeper %s, agents %v", z.Addr, agents)
 	for _, srv := range []struct{ name, addr string }{{"zookeeper-3.8", z.Addr}, {"agent", agents[0]}} {
-		figReads(t, srv.name, srv.addr)
-		figEphemeralCreate(t, srv.name, srv.addr)
+		if part("reads") {
+			figReads(t, srv.name, srv.addr)
+		}
+		if part("create") {
+			figEphemeralCreate(t, srv.name, srv.addr)
+		}
 	}
-	figPropagation(t, "zookeeper-3.8", z.Addr, z.Addr, 1)
-	for _, n := range []int{10, 50} {
-		_, as := zkAgents(t, n)
-		figPropagation(t, fmt.Sprintf("agents N=%d", n), as[0], as[n-1], n)
+	if part("watch") {
+		figPropagation(t, "zookeeper-3.8", z.Addr, z.Addr, 1)
+		for _, f := range strings.Split(*figuresSizes, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("-figures.sizes: %v", err)
+			}
+			_, as := zkAgents(t, n)
+			figPropagation(t, fmt.Sprintf("agents N=%d", n), as[0], as[n-1], n)
+		}
 	}
-	figKill(t, "agent, Java Dubbo session 60 s", agents, 60*time.Second, 10)
-	figKill(t, "agent, dubbo-go session 5 s", agents, 5*time.Second, 10)
-	figKill(t, "zookeeper-3.8, dubbo-go session 5 s", []string{z.Addr}, 5*time.Second, 3)
-	figKill(t, "zookeeper-3.8, Java Dubbo session 60 s", []string{z.Addr}, 60*time.Second, 1)
-	figSessions(t, z, agents[0])
+	if part("kill") {
+		figKill(t, "agent, Java Dubbo session 60 s", agents, 60*time.Second, 10)
+		figKill(t, "agent, dubbo-go session 5 s", agents, 5*time.Second, 10)
+		figKill(t, "zookeeper-3.8, dubbo-go session 5 s", []string{z.Addr}, 5*time.Second, 3)
+		figKill(t, "zookeeper-3.8, Java Dubbo session 60 s", []string{z.Addr}, 60*time.Second, 1)
+	}
+	if part("sessions") {
+		figSessions(t, z, agents[0])
+	}
 }
 
 // dist summarises latencies.
