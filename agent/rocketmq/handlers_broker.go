@@ -46,7 +46,7 @@ func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 		rep.SetExt("haServerAddr", res.haAddr)
 	}
 	if s.opts.returnOrderTopicConfig.Load() {
-		if kv := s.reg.Table().KVs(orderTopicConfigNS); len(kv) > 0 {
+		if kv, known := s.kvNamespace(orderTopicConfigNS); known {
 			rep.buf = (&remoting.KVTable{Table: kv}).AppendJSON(rep.buf[:0])
 			rep.Body = rep.buf
 		}

@@ -11,6 +11,30 @@ import (
 // entries, and they survive restarts in the agents' data dirs, as Java's
 // kvConfig.json does for one NameServer.
 
+// kvNamespacesNS lists, as keys, every namespace ever written. Java's
+// KVConfigManager keeps a namespace (with an empty table) after its last key
+// is deleted, and answers it with an empty KVTable, not QUERY_NOT_FOUND; a
+// 4.9 broker only clears order=true on its topics when REGISTER_BROKER
+// carries that empty ORDER_TOPIC_CONFIG table.
+const kvNamespacesNS = "~namecast.kvns"
+
+// kvNamespace returns a namespace's entries and whether it exists, as Java's
+// getKVListByNamespace tells a null table from an empty one.
+func (s *Server) kvNamespace(ns string) (map[string]string, bool) {
+	table := s.reg.Table()
+	kv := table.KVs(ns)
+	if len(kv) > 0 {
+		return kv, true
+	}
+	_, known := table.KVs(kvNamespacesNS)[ns]
+	return kv, known
+}
+
+// nsMarker records that namespace ns exists.
+func nsMarker(ns string) routes.Record {
+	return routes.Record{KV: &routes.KV{Namespace: kvNamespacesNS, Key: ns}}
+}
+
 // kvArgs checks the namespace and key every KV request carries. Namespaces
 // starting with '~' are namecast's own (commands).
 func kvArgs(req *remoting.Command, rep *reply, write bool) (ns, key string, ok bool) {
@@ -35,7 +59,7 @@ func (s *Server) putKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 	if !ok || !requireExt(req, rep, "value") {
 		return
 	}
-	s.reg.ApplyRules([]routes.Record{{KV: &routes.KV{Namespace: ns, Key: key, Value: req.ExtFields["value"]}}}, nil)
+	s.reg.ApplyRules([]routes.Record{nsMarker(ns), {KV: &routes.KV{Namespace: ns, Key: key, Value: req.ExtFields["value"]}}}, nil)
 }
 
 // getKVConfig is GET_KV_CONFIG (101): the value, or QUERY_NOT_FOUND.
@@ -57,7 +81,13 @@ func (s *Server) deleteKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 	if !ok {
 		return
 	}
-	s.reg.ApplyRules(nil, []string{routes.KVKey(ns, key)})
+	// Namespaces written before markers existed get theirs now, so
+	// deleting their last key leaves them empty rather than unknown.
+	var puts []routes.Record
+	if _, known := s.kvNamespace(ns); known {
+		puts = append(puts, nsMarker(ns))
+	}
+	s.reg.ApplyRules(puts, []string{routes.KVKey(ns, key)})
 }
 
 // getKVList is GET_KVLIST_BY_NAMESPACE (219).
@@ -66,8 +96,8 @@ func (s *Server) getKVList(_ *conn, req *remoting.Command, rep *reply) {
 		return
 	}
 	ns := req.ExtFields["namespace"]
-	kv := s.reg.Table().KVs(ns)
-	if len(kv) == 0 {
+	kv, known := s.kvNamespace(ns)
+	if !known {
 		rep.fail(remoting.QueryNotFound, "No config item, Namespace: "+ns)
 		return
 	}

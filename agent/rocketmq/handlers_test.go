@@ -34,8 +34,18 @@ func TestKVConfig(t *testing.T) {
 	wantCode(t, do(t, cb, remoting.DeleteKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "TopicTest"}, nil), 0, "")
 	wantCode(t, do(t, ca, remoting.GetKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "TopicTest"}, nil),
 		remoting.QueryNotFound, "No config item, Namespace: ORDER_TOPIC_CONFIG Key: TopicTest")
-	wantCode(t, do(t, ca, remoting.GetKVListByNamespace, map[string]string{"namespace": "ORDER_TOPIC_CONFIG"}, nil),
-		remoting.QueryNotFound, "No config item, Namespace: ORDER_TOPIC_CONFIG")
+	// As Java, the namespace stays, empty: the list and the registering
+	// broker get an empty table (a 4.9 broker then clears order=true).
+	resp = do(t, ca, remoting.GetKVListByNamespace, map[string]string{"namespace": "ORDER_TOPIC_CONFIG"}, nil)
+	if resp.Code != remoting.Success || string(resp.Body) != `{"table":{}}` {
+		t.Fatalf("list after the last delete: %v %q", resp, resp.Body)
+	}
+	if r := register(t, cb, brokerA()); r.Code != remoting.Success || string(r.Body) != `{"table":{}}` {
+		t.Errorf("register answer after the last delete: %v %q", r, r.Body)
+	}
+	// A namespace never written is unknown, and registrations carry no body.
+	wantCode(t, do(t, ca, remoting.GetKVListByNamespace, map[string]string{"namespace": "never"}, nil),
+		remoting.QueryNotFound, "No config item, Namespace: never")
 	// Deleting what is not there is fine; reserved namespaces are not writable.
 	wantCode(t, do(t, ca, remoting.DeleteKVConfig, map[string]string{"namespace": "x", "key": "y"}, nil), 0, "")
 	wantCode(t, do(t, ca, remoting.PutKVConfig, map[string]string{"namespace": cmdNamespace, "key": "k", "value": "v"}, nil), remoting.NoPermission, "")
