@@ -62,3 +62,21 @@ func TestSplitEmptySnapshotIsOneOpenPart(t *testing.T) {
 		t.Fatalf("parts of an empty snapshot: %+v", parts)
 	}
 }
+
+// The bound that lets small snapshots skip sorting and encoding is never
+// below the real encoded size, even for strings JSON escapes.
+func TestOpSizeBoundIsAnUpperBound(t *testing.T) {
+	recs := []Record{
+		broker("c<&>", "b\x01", 1, "10.0.0.1:10911"),
+		queue("b1", "T\u2028", 4),
+		rule("I", "route://0.0.0.0/I?a=1&b=<2>"),
+		{KV: &KV{Namespace: "n", Key: "k", Value: "\x00\x01\"\\"}},
+		{Znode: &Znode{Path: "/a/b", Data: []byte("\xff\x00data")}},
+	}
+	for _, r := range recs {
+		op := Op{Key: r.Key(), Seq: 1 << 60, Rec: &r, Writer: "w@1"}
+		if b, _ := json.Marshal(op); opSizeBound(op) < len(b) {
+			t.Errorf("bound %d under the encoded %d bytes of %+v", opSizeBound(op), len(b), r)
+		}
+	}
+}
