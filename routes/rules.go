@@ -106,7 +106,9 @@ func (t *Table) KVs(namespace string) map[string]string {
 	out := map[string]string{}
 	prefix := KVPrefix(namespace)
 	for k, e := range t.origins[RulesOrigin].live {
-		if kv := e.rec.record().KV; strings.HasPrefix(k, prefix) && kv != nil {
+		// Keys may hold '/', so the prefix alone could match namespace
+		// "a" key "b/c" for namespace "a/b".
+		if kv := e.rec.record().KV; strings.HasPrefix(k, prefix) && kv != nil && kv.Namespace == namespace {
 			out[kv.Key] = kv.Value
 		}
 	}

@@ -106,7 +106,9 @@ func (r *reply) fail(code int, remark string) {
 // missing one the way Java's header decoding does.
 func requireExt(req *remoting.Command, rep *reply, keys ...string) bool {
 	for _, k := range keys {
-		if req.ExtFields[k] == "" {
+		// Java's @CFNotNull rejects only a missing field: an empty string
+		// is a value (an empty KV value, an empty name to look up).
+		if _, ok := req.ExtFields[k]; !ok {
 			rep.fail(remoting.SystemError, "the custom field <"+k+"> is null")
 			return false
 		}

@@ -42,10 +42,6 @@ func kvArgs(req *remoting.Command, rep *reply, write bool) (ns, key string, ok b
 		return "", "", false
 	}
 	ns, key = req.ExtFields["namespace"], req.ExtFields["key"]
-	if err := checkName("namespace", ns); err != nil {
-		rep.fail(remoting.SystemError, err.Error())
-		return "", "", false
-	}
 	if write && strings.HasPrefix(ns, "~") {
 		rep.fail(remoting.NoPermission, "namespace "+ns+" is reserved by namecast")
 		return "", "", false
@@ -57,6 +53,17 @@ func kvArgs(req *remoting.Command, rep *reply, write bool) (ns, key string, ok b
 func (s *Server) putKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 	ns, key, ok := kvArgs(req, rep, true)
 	if !ok || !requireExt(req, rep, "value") {
+		return
+	}
+	// Only a stored entry needs a usable route key; reads and deletes of
+	// what cannot be stored answer as Java does for an absent entry.
+	if err := checkName("namespace", ns); err != nil {
+		rep.fail(remoting.SystemError, err.Error())
+		return
+	}
+	if key == "" {
+		// Java would store it; a route key cannot end empty.
+		rep.fail(remoting.SystemError, `key "" is not usable: namecast cannot store an empty KV key`)
 		return
 	}
 	s.reg.ApplyRules([]routes.Record{nsMarker(ns), {KV: &routes.KV{Namespace: ns, Key: key, Value: req.ExtFields["value"]}}}, nil)
@@ -78,8 +85,8 @@ func (s *Server) getKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 // deleteKVConfig is DELETE_KV_CONFIG (102): always SUCCESS.
 func (s *Server) deleteKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 	ns, key, ok := kvArgs(req, rep, true)
-	if !ok {
-		return
+	if !ok || !validName(ns) {
+		return // nothing so named can be stored: deleting it is a no-op
 	}
 	// Namespaces written before markers existed get theirs now, so
 	// deleting their last key leaves them empty rather than unknown.

@@ -46,10 +46,43 @@ func TestKVConfig(t *testing.T) {
 	// A namespace never written is unknown, and registrations carry no body.
 	wantCode(t, do(t, ca, remoting.GetKVListByNamespace, map[string]string{"namespace": "never"}, nil),
 		remoting.QueryNotFound, "No config item, Namespace: never")
+	// Keys may hold '/': namespace "a" key "b/c" is not in namespace "a/b",
+	// and deleting "a/b" "c" leaves it.
+	wantCode(t, do(t, ca, remoting.PutKVConfig, map[string]string{"namespace": "a", "key": "b/c", "value": "v"}, nil), remoting.Success, "")
+	wantCode(t, do(t, ca, remoting.GetKVListByNamespace, map[string]string{"namespace": "a/b"}, nil), remoting.QueryNotFound, "")
+	wantCode(t, do(t, ca, remoting.DeleteKVConfig, map[string]string{"namespace": "a/b", "key": "c"}, nil), remoting.Success, "")
+	wantCode(t, do(t, ca, remoting.GetKVConfig, map[string]string{"namespace": "a", "key": "b/c"}, nil), remoting.Success, "")
 	// Deleting what is not there is fine; reserved namespaces are not writable.
 	wantCode(t, do(t, ca, remoting.DeleteKVConfig, map[string]string{"namespace": "x", "key": "y"}, nil), 0, "")
 	wantCode(t, do(t, ca, remoting.PutKVConfig, map[string]string{"namespace": cmdNamespace, "key": "k", "value": "v"}, nil), remoting.NoPermission, "")
 	wantCode(t, do(t, ca, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k"}, nil), remoting.SystemError, "the custom field <value> is null")
+}
+
+// Java's @CFNotNull rejects only a missing header field; an empty string is
+// a value.
+func TestEmptyExtFieldIsAValue(t *testing.T) {
+	testutil.CheckLeaks(t)
+	c := dial(t, startServer(t, newFake()))
+	wantCode(t, do(t, c, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k", "value": ""}, nil), remoting.Success, "")
+	resp := do(t, c, remoting.GetKVConfig, map[string]string{"namespace": "ns", "key": "k"}, nil)
+	if v, ok := resp.ExtFields["value"]; resp.Code != remoting.Success || !ok || v != "" {
+		t.Fatalf("get of an empty value: %v", resp)
+	}
+	// Lookups of an empty name answer as for an absent one, not "is null".
+	wantCode(t, do(t, c, remoting.GetKVListByNamespace, map[string]string{"namespace": ""}, nil), remoting.QueryNotFound, "No config item, Namespace: ")
+	wantCode(t, do(t, c, remoting.GetKVConfig, map[string]string{"namespace": "ns", "key": ""}, nil), remoting.QueryNotFound, "")
+	wantCode(t, do(t, c, remoting.DeleteKVConfig, map[string]string{"namespace": "", "key": ""}, nil), remoting.Success, "")
+	wantCode(t, do(t, c, remoting.UnregisterBroker, map[string]string{"brokerName": "", "brokerAddr": "", "clusterName": "", "brokerId": "0"}, nil), remoting.Success, "")
+	wantCode(t, do(t, c, remoting.DeleteTopicInNamesrv, map[string]string{"topic": ""}, nil), remoting.Success, "")
+	// What cannot be stored fails loudly and changes nothing.
+	wantCode(t, do(t, c, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "", "value": "v"}, nil), remoting.SystemError,
+		`key "" is not usable: namecast cannot store an empty KV key`)
+	if kv := do(t, c, remoting.GetKVListByNamespace, map[string]string{"namespace": "ns"}, nil); string(kv.Body) != `{"table":{"k":""}}` {
+		t.Errorf("namespace after the refused put: %q", kv.Body)
+	}
+	// A missing field is still Java's error.
+	wantCode(t, do(t, c, remoting.UnregisterBroker, map[string]string{"brokerName": "", "brokerAddr": "", "clusterName": ""}, nil),
+		remoting.SystemError, "the custom field <brokerId> is null")
 }
 
 func topicList(t *testing.T, resp *remoting.Command) remoting.TopicList {
