@@ -23,6 +23,7 @@ func (s *Server) handle(c *conn, body []byte) (done bool) {
 	}
 	code := s.dispatch(c, h, d)
 	s.stats.count(h.Type, code, start)
+	s.touch(c)
 	return h.Type == zkwire.OpCloseSession
 }
 

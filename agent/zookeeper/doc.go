@@ -48,6 +48,16 @@
 // default 5 s, during which the client may re-attach with its id and
 // password; then its znodes go. A silent connection expires after its
 // timeout. Timeouts are clamped to [4 s, 40 s] as ZooKeeper's defaults do.
+// With a data dir, a session that owns ephemeral znodes survives an agent
+// restart (leases.go, package lease): its lease keeps its id, password,
+// timeout and znodes, with the deadline at which it would expire if its
+// client never came back (a timeout after it was last heard, the grace
+// once its connection closed). The restarted agent republishes the znodes
+// before serving and resumes the session detached; the client re-attaching
+// with its id and password keeps both, otherwise it expires at the
+// deadline. closeSession and expiry drop the lease before withdrawing, so
+// a restart never resurrects them. The saved deadline may lag by the
+// agent's lease slack (5 s) after a crash; SIGTERM saves it exactly.
 // A new connection is not answered until the agent has synced with its
 // cluster (bounded), so check=true consumers do not start on an empty view.
 //
@@ -84,7 +94,8 @@
 //     against this agent's view; two agents can both accept one, and the
 //     last writer wins (mappings merge instead).
 //   - Sessions do not move between agents: another agent answers a known
-//     session id with "expired", and clients re-register.
+//     session id with "expired", and clients re-register. They survive a
+//     restart of their own agent only with a data dir.
 //   - A crashed client's znodes go after the grace, not the session timeout.
 //   - Sequential creates, multi, TTL nodes, reconfig, SASL, ACL reads and
 //     writes answer UNIMPLEMENTED; ACLs and auth are accepted, not enforced.

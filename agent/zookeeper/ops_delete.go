@@ -73,6 +73,7 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 		if sid := s.owners[k]; sid != 0 {
 			if ss := s.sessions[sid]; ss != nil {
 				delete(ss.keys, k)
+				s.keysChangedLocked(ss) // before holdDelete withdraws it
 			}
 			delete(s.owners, k)
 		}

@@ -76,6 +76,9 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		s.reg.ApplyRules([]routes.Record{rec}, nil)
 	}
 	s.mu.Lock()
+	if ephemeral && c.sess != nil && s.owners[key] == c.sess.id {
+		s.keysChangedLocked(c.sess) // after the Apply: the lease saves the record
+	}
 	s.syncDirtyLocked()
 	s.refresh(p)
 	n := s.tree.nodes[p]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -108,11 +109,12 @@ func (c *Config) setDefaults() error {
 
 // Server is a ZooKeeper endpoint backed by a namecast agent.
 type Server struct {
-	cfg   Config
-	reg   Registry
-	table *routes.Table
-	local string // this agent's origin name
-	log   *slog.Logger
+	cfg    Config
+	reg    Registry
+	holder lease.Holder // the agent's leases (leases.go); nil in tests over a bare table
+	table  *routes.Table
+	local  string // this agent's origin name
+	log    *slog.Logger
 
 	ln     net.Listener
 	ctx    context.Context // done at Close
@@ -154,6 +156,7 @@ func NewServer(cfg Config) (*Server, error) {
 		conns: map[*conn]struct{}{},
 	}
 	s.local = s.table.Local()
+	s.holder, _ = cfg.Registry.(lease.Holder)
 	s.watches.init()
 	s.dirty.init()
 	s.stats.init()
@@ -172,6 +175,7 @@ func (s *Server) Start() error {
 	}
 	s.ln = ln
 	s.table.OnChange(s.dirty.add)
+	s.restoreLeases()
 	s.mu.Lock()
 	s.tree.init(s.nextZxid())
 	for _, k := range s.table.Keys("") {

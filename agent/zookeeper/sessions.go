@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"sort"
 	"time"
 
@@ -22,6 +23,11 @@ type session struct {
 	timer     *time.Timer         // expiry while detached
 	warnedSeq bool                // a sequential create was logged
 	ended     bool
+
+	// Its lease (leases.go): the saved state and prefixes, rebuilt when
+	// its ephemeral znodes or timeout change; nil when it holds none.
+	leaseState json.RawMessage
+	leaseKeys  []string
 }
 
 func (ss *session) stopTimer() {
@@ -56,7 +62,10 @@ func (s *Server) handshake(c *conn, req *zkwire.ConnectRequest) (time.Duration, 
 			s.dropWatches(old)
 			old.close()
 		}
-		ss.timeout = timeout
+		if ss.timeout != timeout {
+			ss.timeout, ss.leaseState = timeout, nil
+		}
+		s.holdLocked(ss, time.Now().Add(timeout))
 		s.log.Debug("session re-attached", "session", hexID(ss.id), "remote", c.remote)
 	} else {
 		if len(s.sessions) >= s.cfg.MaxSessions {
@@ -114,6 +123,7 @@ func (s *Server) connClosed(c *conn, err error) {
 	}
 	wait := min(ss.timeout, s.cfg.Grace)
 	ss.timer = time.AfterFunc(wait, func() { s.expireDetached(ss) })
+	s.holdLocked(ss, time.Now().Add(wait))
 	s.mu.Unlock()
 }
 
@@ -150,6 +160,9 @@ func (s *Server) endSession(ss *session, why string) {
 	sort.Strings(keys)
 	s.mu.Unlock()
 	s.log.Debug("session ended", "session", hexID(ss.id), "why", why, "ephemerals", len(keys))
+	if ss.leaseState != nil {
+		s.dropLease(ss) // before the withdrawal: a restart must not bring them back
+	}
 	if len(keys) > 0 {
 		s.reg.Apply(nil, keys)
 	}

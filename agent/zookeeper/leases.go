@@ -1,0 +1,130 @@
+package zookeeper
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/namecast/namecast/agent/lease"
+)
+
+// door names this package's leases (package lease): one per session that
+// owns ephemeral znodes, so that an agent restarted with its data dir
+// resumes the session, with its znodes republished, and a client that
+// re-attaches with its id and password within its timeout keeps both.
+const door = "zookeeper"
+
+// savedSession is a session as its lease keeps it.
+type savedSession struct {
+	ID        int64    `json:"id"`
+	Passwd    []byte   `json:"passwd"`
+	TimeoutMs int64    `json:"timeoutMs"`
+	Keys      []string `json:"keys"` // its ephemeral records
+}
+
+func sessionLeaseID(id int64) string { return hexID(id) }
+
+// holdLocked records ss's lease, or drops it once ss owns no ephemeral
+// znode: its records until deadline, the time past which this agent would
+// expire it if its client never came back. s.mu held (the lease table's
+// lock is taken after it, never the other way round).
+func (s *Server) holdLocked(ss *session, deadline time.Time) {
+	if s.holder == nil || ss.ended {
+		return
+	}
+	if len(ss.keys) == 0 {
+		if ss.leaseState != nil {
+			ss.leaseState = nil
+			s.holder.DropLease(door, sessionLeaseID(ss.id))
+		}
+		return
+	}
+	if ss.leaseState == nil {
+		keys := make([]string, 0, len(ss.keys))
+		for k := range ss.keys {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
+		ss.leaseState, ss.leaseKeys = st, keys
+	}
+	s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Prefixes: ss.leaseKeys,
+		Deadline: deadline, State: ss.leaseState})
+}
+
+// keysChangedLocked re-holds ss's lease after its ephemeral znodes
+// changed (the saved state is rebuilt). s.mu held.
+func (s *Server) keysChangedLocked(ss *session) {
+	had := ss.leaseState != nil
+	ss.leaseState, ss.leaseKeys = nil, nil
+	if len(ss.keys) == 0 && had && s.holder != nil && !ss.ended {
+		s.holder.DropLease(door, sessionLeaseID(ss.id))
+		return
+	}
+	s.holdLocked(ss, time.Now().Add(ss.timeout))
+}
+
+// touch refreshes the deadline of the lease of c's session: heard from
+// now, it would expire a timeout from now. Cheap: the agent saves a mere
+// deadline change lazily.
+func (s *Server) touch(c *conn) {
+	if s.holder == nil {
+		return
+	}
+	s.mu.Lock()
+	if ss := c.sess; ss != nil && len(ss.keys) > 0 {
+		s.holdLocked(ss, time.Now().Add(ss.timeout))
+	}
+	s.mu.Unlock()
+}
+
+// dropLease forgets ss's lease before its znodes are withdrawn, so a
+// restart never brings them back.
+func (s *Server) dropLease(ss *session) {
+	if s.holder != nil {
+		s.holder.DropLease(door, sessionLeaseID(ss.id))
+	}
+}
+
+// restoreLeases resumes the sessions that owned ephemeral znodes before
+// the agent restarted (their records are already republished). They have
+// no connection: a client re-attaching with its id and password keeps
+// its session and znodes; otherwise the session expires at its lease's
+// deadline and its znodes go. Called by Start before the tree is loaded.
+func (s *Server) restoreLeases() {
+	if s.holder == nil {
+		return
+	}
+	var orphans []string
+	defer func() {
+		if len(orphans) > 0 {
+			s.reg.Apply(nil, orphans)
+		}
+	}()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for _, l := range s.holder.RestoredLeases(door) {
+		var st savedSession
+		if err := json.Unmarshal(l.State, &st); err != nil || st.ID == 0 || len(st.Passwd) == 0 || s.sessions[st.ID] != nil {
+			s.log.Warn("withdrawing the znodes of an unreadable saved session", "lease", l.ID, "err", err)
+			s.holder.DropLease(door, l.ID)
+			for _, p := range l.Prefixes {
+				for _, r := range s.table.LocalRecords(p) {
+					orphans = append(orphans, r.Key())
+				}
+			}
+			continue
+		}
+		ss := &session{id: st.ID, passwd: st.Passwd, timeout: time.Duration(st.TimeoutMs) * time.Millisecond,
+			keys: map[string]struct{}{}, leaseState: l.State, leaseKeys: st.Keys}
+		for _, k := range st.Keys {
+			ss.keys[k] = struct{}{}
+			s.owners[k] = ss.id
+		}
+		s.sessions[ss.id] = ss
+		ss.timer = time.AfterFunc(max(l.Deadline.Sub(now), 0), func() { s.expireDetached(ss) })
+		s.log.Info("session resumed from before the restart; waiting for its client to re-attach",
+			"session", hexID(ss.id), "ephemerals", len(st.Keys), "expires_in", l.Deadline.Sub(now).Round(time.Millisecond))
+	}
+}

@@ -1,0 +1,146 @@
+package zookeeper
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/routes"
+)
+
+// leaseRegistry is fakeRegistry with a lease table and a log of what
+// happened in which order.
+type leaseRegistry struct {
+	fakeRegistry
+	mu       sync.Mutex
+	leases   map[string]lease.Lease
+	restored []lease.Lease
+	log      []string
+}
+
+func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) bool {
+	f.mu.Lock()
+	for _, k := range deletes {
+		f.log = append(f.log, "withdraw "+k)
+	}
+	f.mu.Unlock()
+	return f.fakeRegistry.Apply(puts, deletes)
+}
+
+func (f *leaseRegistry) PutLease(l lease.Lease) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.leases[l.ID] = l
+}
+
+func (f *leaseRegistry) DropLease(door, id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.leases, id)
+	f.log = append(f.log, "drop "+id)
+}
+
+func (f *leaseRegistry) RestoredLeases(door string) []lease.Lease {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.restored
+	f.restored = nil
+	return out
+}
+
+func (f *leaseRegistry) get(id string) (lease.Lease, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.leases[id]
+	return l, ok
+}
+
+func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
+	t.Helper()
+	s, err := NewServer(Config{Addr: "127.0.0.1:0", Registry: reg, DeleteHold: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// A session's lease covers its ephemeral znodes and carries what resumes
+// it; closeSession drops the lease before withdrawing the znodes; a
+// restored lease resumes the session for a re-attach with its password.
+func TestSessionLease(t *testing.T) {
+	reg := &leaseRegistry{fakeRegistry: fakeRegistry{t: routes.NewTable("local", 1)}, leases: map[string]lease.Lease{}}
+	s := startLeaseServer(t, reg)
+	r := dialRaw(t, s)
+	resp := r.handshake(false)
+	id := hexID(resp.SessionID)
+	if _, ok := reg.get(id); ok {
+		t.Fatal("a session without ephemeral znodes holds a lease")
+	}
+	if h, _, _ := r.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/e", ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
+		t.Fatalf("create: err %d", h.Err)
+	}
+	l, ok := reg.get(id)
+	if !ok {
+		t.Fatal("no lease after an ephemeral create")
+	}
+	var st savedSession
+	if err := json.Unmarshal(l.State, &st); err != nil {
+		t.Fatal(err)
+	}
+	key := routes.Record{Znode: &routes.Znode{Path: "/e"}}.Key()
+	if st.ID != resp.SessionID || string(st.Passwd) != string(resp.Passwd) || st.TimeoutMs != 5000 ||
+		!slices.Equal(st.Keys, []string{key}) || !slices.Equal(l.Prefixes, []string{key}) {
+		t.Fatalf("lease %+v state %+v, want session %x, its password, 5000 ms, key %s", l, st, resp.SessionID, key)
+	}
+	if left := time.Until(l.Deadline); left <= 0 || left > 5*time.Second {
+		t.Fatalf("deadline in %v, want within the 5 s timeout", left)
+	}
+	r.call(2, zkwire.OpCloseSession, nil)
+	reg.mu.Lock()
+	got := slices.Clone(reg.log)
+	reg.mu.Unlock()
+	if want := []string{"drop " + id, "withdraw " + key}; !slices.Equal(got, want) {
+		t.Fatalf("closeSession did %q, want %q", got, want)
+	}
+
+	// The agent restarted: the record is back, the lease restored.
+	reg2 := &leaseRegistry{fakeRegistry: fakeRegistry{t: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
+	rec := routes.Record{Znode: &routes.Znode{Path: "/e", Owner: resp.SessionID}}
+	reg2.t.ApplyLocal([]routes.Record{rec}, nil)
+	l.Deadline = time.Now().Add(5 * time.Second)
+	reg2.restored = []lease.Lease{l}
+	s2 := startLeaseServer(t, reg2)
+	bad := dialRaw(t, s2)
+	bad.send(func(e *zkwire.Encoder) {
+		(&zkwire.ConnectRequest{TimeOut: 5000, SessionID: resp.SessionID, Passwd: make([]byte, 16)}).Encode(e)
+	})
+	var badResp zkwire.ConnectResponse
+	if err := zkwire.Unmarshal(bad.recv(), &badResp); err != nil || badResp.SessionID != 0 {
+		t.Fatalf("a wrong password re-attached: %+v %v", badResp, err)
+	}
+	r2 := dialRaw(t, s2)
+	r2.send(func(e *zkwire.Encoder) {
+		(&zkwire.ConnectRequest{TimeOut: 5000, SessionID: resp.SessionID, Passwd: resp.Passwd}).Encode(e)
+	})
+	var again zkwire.ConnectResponse
+	if err := zkwire.Unmarshal(r2.recv(), &again); err != nil || again.SessionID != resp.SessionID {
+		t.Fatalf("re-attach after the restart: %+v %v", again, err)
+	}
+	if h, d, _ := r2.call(1, zkwire.OpExists, &zkwire.PathWatch{Path: "/e"}); h.Err != 0 {
+		t.Fatalf("exists /e after the re-attach: err %d", h.Err)
+	} else {
+		var stat zkwire.Stat
+		stat.Decode(d)
+		if stat.EphemeralOwner != resp.SessionID {
+			t.Fatalf("owner %x, want the resumed session %x", stat.EphemeralOwner, resp.SessionID)
+		}
+	}
+}
