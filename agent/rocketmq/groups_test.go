@@ -184,3 +184,56 @@ func TestFencingOverTheWholeCluster(t *testing.T) {
 		})
 	}
 }
+
+// A DLedger broker registers as brokerId -1 before its election; Java
+// stores any long, so it is registered (no SYSTEM_ERROR) and listed under
+// -1 on every agent.
+func TestDLedgerBrokerIDMinusOneIsStored(t *testing.T) {
+	testutil.CheckLeaks(t)
+	x := startThree(t)
+	b := groupMember(-1, remoting.VersionCurrent, 8, 1)
+	b.Addr = "10.0.0.9:10911"
+	wantCode(t, register(t, x.master, b), remoting.Success, "")
+	want := `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{-1:"10.0.0.9:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":true}},"clusterAddrTable":{"DefaultCluster":["broker-a"]}}`
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if got := string(do(t, x.q, remoting.GetBrokerClusterInfo, nil, nil).Body); got != want {
+			return fmt.Errorf("106 on another agent\n got %s\nwant %s", got, want)
+		}
+		return nil
+	})
+}
+
+// A group's zoneName and enableActingMaster are those of its latest
+// registration (Java overwrites them on each one), whichever member and
+// agent it came through, not those of the lowest broker id.
+func TestGroupAttributesFromLatestRegistration(t *testing.T) {
+	testutil.CheckLeaks(t)
+	x := startThree(t)
+	m, s := groupMember(0, remoting.VersionCurrent, 8, 1), groupMember(1, remoting.VersionCurrent, 8, 1)
+	attrs := func(zone string, acting bool) {
+		t.Helper()
+		testutil.Eventually(t, 5*time.Second, func() error {
+			for _, cl := range []*rocketmqtest.Client{x.master, x.slave, x.q} {
+				td := route(t, cl, "TopicTest")
+				if td == nil || len(td.BrokerDatas) != 1 {
+					return fmt.Errorf("route %+v", td)
+				}
+				if bd := td.BrokerDatas[0]; bd.ZoneName != zone || bd.EnableActingMaster != acting {
+					return fmt.Errorf("group zone %q acting %v, want %q %v", bd.ZoneName, bd.EnableActingMaster, zone, acting)
+				}
+			}
+			return nil
+		})
+	}
+	m.Zone, m.ActingMaster = "zone-1", false
+	register(t, x.master, m)
+	attrs("zone-1", false)
+	// The slave registers later, on another agent: its attributes win.
+	s.Zone, s.ActingMaster = "zone-2", true
+	register(t, x.slave, s)
+	attrs("zone-2", true)
+	// The master's next registration with new content wins back.
+	m.Zone = "zone-3"
+	register(t, x.master, m)
+	attrs("zone-3", false)
+}
