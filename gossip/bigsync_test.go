@@ -17,7 +17,7 @@ var bigRecords = flag.Int("gossip.records", 0, "records on one agent for TestLar
 // refuses messages over 20 MiB: an agent holding more (2 brokers × 100k
 // topics) could never be synced. Snapshots now go in parts of at most
 // maxSnapshotBytes. CI syncs 3000 records in 32 KiB parts; the figure in
-// the issue, 500k records (~55 MiB) in 4 MiB parts, runs with
+// the issue, 500k records (~55 MiB) in parts of maxSnapshotBytes, runs with
 //
 //	go test -run TestLargeOriginSyncs -gossip.records=500000 -v ./gossip/
 func TestLargeOriginSyncs(t *testing.T) {

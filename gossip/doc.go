@@ -30,7 +30,7 @@
 //     answers with its full digest over TCP and asks for ours; each side then
 //     pulls, in one request, the snapshots of the origins it is behind on
 //     (from that peer) or has diverged on (from the origin itself). A
-//     snapshot over 4 MiB goes in parts covering consecutive key ranges,
+//     snapshot over 1 MiB goes in parts covering consecutive key ranges,
 //     each merged on its own, so an origin of any size can be synced
 //     (memberlist refuses a message over 20 MiB). Pulls
 //     wait a short grace first, since a gap seen while a change is still
