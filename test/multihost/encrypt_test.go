@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/client"
 	"github.com/namecast/namecast/internal/netns"
 )
 
@@ -56,7 +57,11 @@ func TestEncryptionKeepsOutAndRotates(t *testing.T) {
 
 	for i, step := range []struct{ op, key string }{{"install", newKey}, {"use", newKey}, {"remove", oldKey}} {
 		out := keysCmd(t, cluster[i].host, bin, step.op, step.key)
-		if want := fmt.Sprintf("%s: 5 of 5 members", step.op); !strings.Contains(out, want) {
+		fp, err := client.KeyFingerprint(step.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%s %s: 5 of 5 members", step.op, fp); !strings.Contains(out, want) {
 			t.Fatalf("keys %s printed %q, want %q", step.op, out, want)
 		}
 		waitAlive(t, 5*time.Second, cluster, names(cluster))
@@ -70,8 +75,13 @@ func TestEncryptionKeepsOutAndRotates(t *testing.T) {
 	if err := json.Unmarshal([]byte(keysCmd(t, cluster[3].host, bin, "list", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Keys) != 1 || list.Keys[newKey] != 5 || list.Primary[newKey] != 5 {
-		t.Errorf("keys list after the rotation: %+v, want only the new key, held and used by all 5", list)
+	// The list names keys by fingerprint, never by the key itself.
+	fp, err := client.KeyFingerprint(newKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Keys) != 1 || list.Keys[fp] != 5 || list.Primary[fp] != 5 {
+		t.Errorf("keys list after the rotation: %+v, want only the new key (%s), held and used by all 5", list, fp)
 	}
 
 	// The retired key no longer opens the cluster; the new one does.
