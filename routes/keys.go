@@ -97,6 +97,10 @@ type Broker struct {
 	StateVersion int64 `json:"sv,omitempty"`
 	// ActingMaster is the registration's enableActingMaster (5.x).
 	ActingMaster bool `json:"am,omitempty"`
+	// Filters is the broker's filter server list (RegisterBrokerBody's
+	// filterServerList), comma-joined so that the record stays comparable
+	// and costs nothing when empty, as it nearly always is.
+	Filters string `json:"f,omitempty"`
 	// Stamp is the table's Lamport time when this record's content last
 	// changed: "the latest registration" of a group, ordered cluster-wide
 	// without comparing clocks (views take zone and acting-master from it).

@@ -74,7 +74,7 @@ func opSizeBound(op Op) int {
 	if r := op.Rec; r != nil {
 		n += 256
 		if b := r.Broker; b != nil {
-			n += 6 * (len(b.Cluster) + len(b.Name) + len(b.Addr) + len(b.HAAddr) + len(b.Zone))
+			n += 6 * (len(b.Cluster) + len(b.Name) + len(b.Addr) + len(b.HAAddr) + len(b.Zone) + len(b.Filters))
 		}
 		if q := r.Queue; q != nil {
 			n += 6 * (len(q.Topic) + len(q.BrokerName))

@@ -1,6 +1,7 @@
 package rocketmq
 
 import (
+	"strings"
 	"time"
 
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
@@ -71,7 +72,8 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	registerFirst := !known
 	actingMaster := r.actingMaster != nil && *r.actingMaster
 	b := routes.Broker{Cluster: r.cluster, Name: r.name, ID: r.id, Addr: r.addr, HAAddr: r.haAddr, Zone: r.zone,
-		StateVersion: body.DataVersion.StateVersion, ActingMaster: actingMaster}
+		StateVersion: body.DataVersion.StateVersion, ActingMaster: actingMaster,
+		Filters: strings.Join(body.FilterServers, ",")}
 	// The stamp moves only when the content does, so re-registrations
 	// cost nothing; it orders "the latest registration" cluster-wide.
 	if old, ok := group[r.id]; ok && old.Stamp != 0 {

@@ -2,6 +2,7 @@ package rocketmq
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -236,4 +237,39 @@ func TestGroupAttributesFromLatestRegistration(t *testing.T) {
 	m.Zone = "zone-3"
 	register(t, x.master, m)
 	attrs("zone-3", false)
+}
+
+// Java returns the filter servers each routed broker registered, keyed by
+// its address, and forgets them when a registration lists none.
+func TestFilterServerTable(t *testing.T) {
+	testutil.CheckLeaks(t)
+	x := startThree(t)
+	m, s := groupMember(0, 409, 8, 1), groupMember(1, 409, 8, 1)
+	m.FilterServers = []string{"10.0.0.1:40001", "10.0.0.1:40002"}
+	register(t, x.master, m)
+	register(t, x.slave, s)
+	filters := func(want string) {
+		t.Helper()
+		testutil.Eventually(t, 5*time.Second, func() error {
+			td := route(t, x.q, "TopicTest")
+			if td == nil || len(td.BrokerDatas) != 1 || len(td.BrokerDatas[0].BrokerAddrs) != 2 {
+				return fmt.Errorf("route %+v", td)
+			}
+			if got := fmt.Sprint(td.FilterServerTable); got != want {
+				return fmt.Errorf("filterServerTable %s, want %s", got, want)
+			}
+			return nil
+		})
+	}
+	filters("map[10.0.0.1:10911:[10.0.0.1:40001 10.0.0.1:40002]]")
+	m.FilterServers = nil
+	register(t, x.master, m)
+	filters("map[]")
+	for _, bad := range [][]string{{"bad,addr"}, slices.Repeat([]string{"10.0.0.1:40001"}, maxFilterServers+1)} {
+		m.FilterServers = bad
+		if resp, err := x.master.Register(m); resp == nil || resp.Code != remoting.SystemError {
+			t.Fatalf("filter servers %q: %v %v", bad, resp, err)
+		}
+	}
+	filters("map[]")
 }

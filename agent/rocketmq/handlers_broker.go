@@ -12,6 +12,9 @@ import (
 // brokers on registration and, with orderMessageEnable, to clients.
 const orderTopicConfigNS = "ORDER_TOPIC_CONFIG"
 
+// maxFilterServers bounds a broker's filter server list.
+const maxFilterServers = 32
+
 // registerBroker is REGISTER_BROKER (103, §2.3, §5.2).
 func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 	ext := req.ExtFields
@@ -35,6 +38,19 @@ func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 	if err != nil {
 		rep.fail(remoting.SystemError, "cannot decode the registration body: "+err.Error())
 		return
+	}
+	// Brokers start filterServerNums (default 0) filter servers; the bound
+	// keeps a broker record small enough to gossip.
+	if len(body.FilterServers) > maxFilterServers {
+		rep.fail(remoting.SystemError, "too many filter servers: "+strconv.Itoa(len(body.FilterServers))+
+			", namecast keeps at most "+strconv.Itoa(maxFilterServers)+" per broker")
+		return
+	}
+	for _, f := range body.FilterServers {
+		if err := checkAddr("filter server", f); err != nil {
+			rep.fail(remoting.SystemError, err.Error())
+			return
+		}
 	}
 	res, ok := s.register(c, r, body)
 	if !ok {

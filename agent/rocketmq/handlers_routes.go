@@ -73,6 +73,17 @@ func (s *Server) routeData(topic string, route routes.TopicRoute) *remoting.Topi
 		td.BrokerDatas[i] = remoting.BrokerData{Cluster: b.Cluster, BrokerName: b.BrokerName,
 			BrokerAddrs: b.BrokerAddrs, ZoneName: b.ZoneName, EnableActingMaster: b.EnableActingMaster}
 	}
+	// Java's filterServerTable: each routed broker address's filter servers.
+	for _, bd := range route.BrokerDatas {
+		for _, b := range table.Brokers(bd.BrokerName) {
+			if b.Filters != "" && b.Cluster == bd.Cluster && bd.BrokerAddrs[b.ID] == b.Addr {
+				if td.FilterServerTable == nil {
+					td.FilterServerTable = map[string][]string{}
+				}
+				td.FilterServerTable[b.Addr] = strings.Split(b.Filters, ",")
+			}
+		}
+	}
 
 	if s.opts.orderMessageEnable.Load() {
 		td.OrderTopicConf = table.KVs(orderTopicConfigNS)[topic]

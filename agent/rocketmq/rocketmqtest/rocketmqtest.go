@@ -146,6 +146,8 @@ type Broker struct {
 	Version int
 	// Compressed sends the topic table as a zlib stream (compressedRegister).
 	Compressed bool
+	// FilterServers is the body's filterServerList.
+	FilterServers []string
 	// ActingMaster is 5.x's enableActingMaster.
 	ActingMaster bool
 	// HeartbeatTimeout, when set, is sent as heartbeatTimeoutMillis.
@@ -173,7 +175,7 @@ func (b *Broker) RegisterRequest() (*remoting.Command, error) {
 		return nil, errors.New("rocketmqtest: a broker needs at least Name and Addr")
 	}
 	body, err := remoting.EncodeRegisterBrokerBody(&remoting.RegisterBrokerBody{DataVersion: b.DataVersion, Topics: b.Topics,
-		FilterServers: []string{}}, b.Compressed, b.version())
+		FilterServers: append([]string{}, b.FilterServers...)}, b.Compressed, b.version())
 	if err != nil {
 		return nil, err
 	}
