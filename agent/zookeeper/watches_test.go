@@ -1,11 +1,13 @@
 package zookeeper
 
 import (
+	"errors"
 	"time"
 
 	"testing"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -183,11 +185,10 @@ func TestHeldDeleteIsReleased(t *testing.T) {
 	c.handshake(false)
 	create(t, c, 1, "/e", zkwire.FlagEphemeral)
 	c.call(2, zkwire.OpDelete, &zkwire.PathVersion{Path: "/e", Version: -1})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(reg.t.LocalRecords(routes.ZnodeKey("/e", ""))) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the held delete never reached the table")
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if len(reg.t.LocalRecords(routes.ZnodeKey("/e", ""))) != 0 {
+			return errors.New("the held delete never reached the table")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 // agentChildEnv makes the test binary act as `namecast agent` (the
@@ -134,15 +135,7 @@ func (p *proc) healthy() error {
 
 func waitUntil(t *testing.T, d time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("not within %v: %v", d, err)
+	testutil.Eventually(t, d, f)
 }
 
 // fakeBroker registers over the RocketMQ port every interval, reconnecting

@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"fmt"
+	"github.com/namecast/namecast/internal/testutil"
 	"io"
 	"log"
 	"net"
@@ -107,17 +108,7 @@ func noEvent(t *testing.T, ch <-chan zk.Event, within time.Duration) {
 // eventually polls cond until it returns nil or the deadline passes.
 func eventually(t *testing.T, within time.Duration, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", within, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, within, cond)
 }
 
 // children is getChildren that fails the test on error.
