@@ -82,11 +82,15 @@ func TestRestartKeepsSessions(t *testing.T) {
 		return nil
 	})
 	// The kept one outlives its timeout counted from the restart: its
-	// client re-attached and keeps pinging.
-	time.Sleep(timeout + time.Second)
-	if err := hasChild(w, "/services/demo", "kept"); err != nil {
-		checked()
-		t.Fatal(err)
+	// client re-attached and keeps pinging. Watched the whole time, not
+	// just at the end: it must never be missing.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for end := time.Now().Add(timeout + time.Second); time.Now().Before(end); <-tick.C {
+		if err := hasChild(w, "/services/demo", "kept"); err != nil {
+			checked()
+			t.Fatal(err)
+		}
 	}
 	if ok, _, err := p.Exists("/services/demo/kept"); err != nil || !ok {
 		checked()
