@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/listener"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -241,33 +242,15 @@ func (s *Server) goOwned(f func()) {
 }
 
 func (s *Server) acceptLoop() {
-	var backoff time.Duration
-	for {
-		nc, err := s.ln.Accept()
-		if err != nil {
-			if s.ctx.Err() != nil {
-				return
-			}
-			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept failed; retrying", "err", err, "in", backoff)
-			select {
-			case <-s.ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			continue
-		}
-		backoff = 0
+	listener.Accept(s.ctx, s.ln, s.log, func(nc net.Conn) bool {
 		c := newConn(s, nc)
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.closed {
-			s.mu.Unlock()
-			nc.Close()
-			return
+			return false
 		}
 		s.conns[c] = struct{}{}
 		s.wg.Add(2)
-		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
 			c.writeLoop()
@@ -276,7 +259,8 @@ func (s *Server) acceptLoop() {
 			defer s.wg.Done()
 			c.serve()
 		}()
-	}
+		return true
+	})
 }
 
 // nextZxid advances the local zxid clock: strictly increasing, and
