@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -70,7 +69,7 @@ func (a *Agent) PutLease(l lease.Lease) {
 	if ls.path == "" || ls.frozen {
 		return
 	}
-	onlyDeadline := had && slices.Equal(old.Prefixes, l.Prefixes) && string(old.State) == string(l.State)
+	onlyDeadline := had && old.SameButDeadline(l)
 	if savedAt, inFile := ls.saved[k]; onlyDeadline && inFile && l.Deadline.Sub(savedAt).Abs() < leaseSlack {
 		return
 	}
@@ -175,10 +174,8 @@ func (a *Agent) dropUnclaimed() {
 	var deletes []string
 	for _, l := range orphans {
 		a.DropLease(l.Door, l.ID)
-		for _, p := range l.Prefixes {
-			for _, r := range a.table.LocalRecords(p) {
-				deletes = append(deletes, r.Key())
-			}
+		for _, r := range l.Records(a.table) {
+			deletes = append(deletes, r.Key())
 		}
 		a.log.Warn("withdrawing a restored registration no door claims (is the door off now?)", "door", l.Door, "id", l.ID)
 	}
@@ -223,15 +220,7 @@ func (a *Agent) saveLeases() {
 	}
 	ls.mu.Unlock()
 	for i := range body.Leases {
-		seen := map[string]bool{}
-		for _, p := range body.Leases[i].Prefixes {
-			for _, r := range a.table.LocalRecords(p) {
-				if k := r.Key(); !seen[k] {
-					seen[k] = true
-					body.Leases[i].Records = append(body.Leases[i].Records, r)
-				}
-			}
-		}
+		body.Leases[i].Records = body.Leases[i].Lease.Records(a.table)
 	}
 	b, err := json.Marshal(body)
 	if err == nil {

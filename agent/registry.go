@@ -75,9 +75,9 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 	}
 	a.apply(puts, deletes)
 	key := routes.BrokerKey(reg.BrokerName, reg.BrokerID)
-	prefixes := []string{key}
+	var prefixes []string
 	if reg.BrokerID == 0 {
-		prefixes = append(prefixes, routes.QueuePrefix(reg.BrokerName))
+		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
 	a.holdHTTP(key, prefixes, ttl)
 	var res RegisterResult
@@ -107,14 +107,7 @@ func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
 }
 
 // localRecord is our own record at exactly key.
-func (a *Agent) localRecord(key string) (routes.Record, bool) {
-	for _, r := range a.table.LocalRecords(key) {
-		if r.Key() == key {
-			return r, true
-		}
-	}
-	return routes.Record{}, false
-}
+func (a *Agent) localRecord(key string) (routes.Record, bool) { return a.table.LocalRecord(key) }
 
 // withdrawLocked withdraws an HTTP registration by its primary key, its
 // lease first (so a restart cannot bring it back).

@@ -32,7 +32,7 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 	defer a.regMu.Unlock()
 	a.apply([]routes.Record{{URL: &rec}}, nil)
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	a.holdHTTP(key, []string{key}, ttl)
+	a.holdHTTP(key, nil, ttl)
 	return rec, nil
 }
 

@@ -11,11 +11,12 @@ import (
 // per primary record key, with the TTL's deadline.
 const httpDoor = "http"
 
-// holdHTTP records the lease of a registration just applied: covering
-// prefixes, and its TTL (0: as long as the agent). regMu must be held.
+// holdHTTP records the lease of a registration just applied: its primary
+// key, the prefixes of what else it covers (a master's queues), and its
+// TTL (0: as long as the agent). regMu must be held.
 func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration) {
 	a.ttl.set(key, ttl)
-	l := lease.Lease{Door: httpDoor, ID: key, Prefixes: prefixes}
+	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes}
 	if ttl > 0 {
 		l.Deadline = time.Now().Add(ttl)
 	}

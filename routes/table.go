@@ -160,6 +160,17 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 	return d, len(d.Ops) > 0
 }
 
+// LocalRecord returns this agent's own record at exactly key.
+func (t *Table) LocalRecord(key string) (Record, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	e, ok := t.origins[t.local].live[key]
+	if !ok {
+		return Record{}, false
+	}
+	return e.rec.clone(), true
+}
+
 // LocalRecords returns this agent's own records whose key starts with prefix.
 func (t *Table) LocalRecords(prefix string) []Record {
 	t.mu.RLock()

@@ -19,8 +19,9 @@
 //
 // # What a door must do
 //
-//  1. After it applies records for a client, PutLease with the key prefixes
-//     that cover them, the deadline past which the door would withdraw
+//  1. After it applies records for a client, PutLease with the keys (and
+//     the prefixes, each ending at a path separator) that cover them, the
+//     deadline past which the door would withdraw
 //     them (zero: until withdrawn), and whatever State it needs to resume.
 //     Refreshing only the deadline is cheap (saved lazily, see below).
 //  2. Before it withdraws a client's records, DropLease. The agent then
@@ -37,12 +38,23 @@
 // latest leaseSlack after it happened, so a lease may come back with a
 // deadline up to that much earlier than the door last set: it can only
 // expire early, never live longer than its client asked.
+//
+// # What a lease covers
+//
+// A lease covers its Keys exactly, and everything under its Prefixes,
+// each of which ends with the path separator '/'. Never a bare "starts
+// with": a lease on znode/a/b must not cover another session's
+// znode/a/bc, nor broker/b/1 broker/b/10, or a record withdrawn by its
+// own client could come back with the other's lease after a crash.
 package lease
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/namecast/namecast/routes"
 )
 
 // Lease is one client's hold on records of this agent.
@@ -53,9 +65,13 @@ type Lease struct {
 	// ID is unique within the door: a broker's (cluster, address), a
 	// registration's key, a session id.
 	ID string `json:"id"`
-	// Prefixes select the agent's own records the lease covers (a record
-	// key is its own prefix). A record covered by any live lease is kept.
-	Prefixes []string `json:"prefixes"`
+	// Keys are the agent's own records the lease covers, by exact key.
+	// A record covered by any live lease is kept.
+	Keys []string `json:"keys,omitempty"`
+	// Prefixes cover every record under them (routes.QueuePrefix). Each
+	// ends with '/'; an entry that does not (leases saved before Keys
+	// existed listed keys here) covers only itself, like a key.
+	Prefixes []string `json:"prefixes,omitempty"`
 	// Deadline is when the door withdraws the records unless the client
 	// confirms them; zero means never (until withdrawn).
 	Deadline time.Time `json:"deadline,omitzero"`
@@ -63,14 +79,72 @@ type Lease struct {
 	State json.RawMessage `json:"state,omitempty"`
 }
 
-// Covers reports whether key is under one of the lease's prefixes.
+// Covers reports whether key is one of the lease's keys or under one of
+// its prefixes.
 func (l Lease) Covers(key string) bool {
+	for _, k := range l.Keys {
+		if key == k {
+			return true
+		}
+	}
 	for _, p := range l.Prefixes {
-		if strings.HasPrefix(key, p) {
+		if key == p || isPrefix(p) && strings.HasPrefix(key, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// isPrefix reports whether p selects what is under it (see Prefixes).
+func isPrefix(p string) bool { return strings.HasSuffix(p, "/") }
+
+// Local is where a lease's records are looked up: the agent's own records
+// (routes.Table).
+type Local interface {
+	LocalRecord(key string) (routes.Record, bool)
+	LocalRecords(prefix string) []routes.Record
+}
+
+// Records returns the records of local the lease covers, each once, in
+// key order of its keys, then of its prefixes.
+func (l Lease) Records(local Local) []routes.Record {
+	var out []routes.Record
+	seen := map[string]bool{}
+	add := func(r routes.Record) {
+		if k := r.Key(); !seen[k] && l.Covers(k) {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	for _, k := range l.Keys {
+		if r, ok := local.LocalRecord(k); ok {
+			add(r)
+		}
+	}
+	for _, p := range l.Prefixes {
+		if !isPrefix(p) {
+			if r, ok := local.LocalRecord(p); ok {
+				add(r)
+			}
+			continue
+		}
+		for _, r := range local.LocalRecords(p) {
+			add(r)
+		}
+	}
+	return out
+}
+
+// SameCover reports whether l and o cover the same keys and prefixes.
+func (l Lease) SameCover(o Lease) bool {
+	return slices.Equal(l.Keys, o.Keys) && slices.Equal(l.Prefixes, o.Prefixes)
+}
+
+// SameButDeadline reports whether l and o are the same lease, covering the
+// same keys and prefixes with the same state: only their deadlines may
+// differ.
+func (l Lease) SameButDeadline(o Lease) bool {
+	return l.Door == o.Door && l.ID == o.ID && l.SameCover(o) && string(l.State) == string(o.State)
 }
 
 // Expired reports whether the deadline has passed at now.

@@ -35,7 +35,7 @@ func (s *Server) holdLocked(lb *liveBroker) {
 	st, _ := json.Marshal(savedBroker{Cluster: lb.cluster, Name: lb.name, ID: lb.id, Addr: lb.addr,
 		ActingMaster: lb.actingMaster, Version: lb.version, LastMillis: lb.last.UnixMilli(), TimeoutMs: lb.timeout.Milliseconds()})
 	s.reg.PutLease(lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
-		Prefixes: []string{routes.BrokerKey(lb.name, lb.id), routes.QueuePrefix(lb.name)},
+		Keys: []string{routes.BrokerKey(lb.name, lb.id)}, Prefixes: []string{routes.QueuePrefix(lb.name)},
 		Deadline: lb.last.Add(lb.timeout), State: st})
 }
 

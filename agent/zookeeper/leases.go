@@ -48,7 +48,7 @@ func (s *Server) holdLocked(ss *session, deadline time.Time) {
 		st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
 		ss.leaseState, ss.leaseKeys = st, keys
 	}
-	s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Prefixes: ss.leaseKeys,
+	s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
 		Deadline: deadline, State: ss.leaseState})
 }
 
@@ -109,10 +109,8 @@ func (s *Server) restoreLeases() {
 		if err := json.Unmarshal(l.State, &st); err != nil || st.ID == 0 || len(st.Passwd) == 0 || s.sessions[st.ID] != nil {
 			s.log.Warn("withdrawing the znodes of an unreadable saved session", "lease", l.ID, "err", err)
 			s.holder.DropLease(door, l.ID)
-			for _, p := range l.Prefixes {
-				for _, r := range s.table.LocalRecords(p) {
-					orphans = append(orphans, r.Key())
-				}
+			for _, r := range l.Records(s.table) {
+				orphans = append(orphans, r.Key())
 			}
 			continue
 		}
