@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/namecast/namecast/agent/agenttest"
 )
 
 // The figures, agents side by side with a real ZooKeeper 3.8 in
@@ -24,6 +26,9 @@ var (
 	figures      = flag.Bool("figures", false, "run TestFigures (minutes; logs the issue's ZooKeeper figures)")
 	figuresParts = flag.String("figures.parts", "reads,create,watch,kill,sessions", "which of TestFigures' parts to run")
 	figuresSizes = flag.String("figures.sizes", "10,50", "cluster sizes for the register-to-watch figure")
+	// P1 (cmd/namecast-bench) runs its clusters on the lan profile; the
+	// register-to-watch figure is compared with it, so it does too.
+	figuresProfile = flag.String("figures.profile", "lan", "timing profile of the register-to-watch clusters")
 )
 
 func part(name string) bool { return strings.Contains(","+*figuresParts+",", ","+name+",") }
@@ -50,8 +55,8 @@ func TestFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("-figures.sizes: %v", err)
 			}
-			_, as := zkAgents(t, n)
-			figPropagation(t, fmt.Sprintf("agents N=%d", n), as[0], as[n-1], n)
+			c, as := zkAgents(t, n, agenttest.WithProfile(*figuresProfile))
+			figPropagationAgents(t, fmt.Sprintf("agents N=%d", n), c, as, n)
 		}
 	}
 	if part("kill") {
@@ -140,8 +145,13 @@ func figReads(t *testing.T, name, addr string) {
 		{"exists", func() error { _, _, err := c.Exists(leaf); return err }},
 		{"getData", func() error { _, _, err := c.Get(leaf); return err }},
 	} {
-		d, ops := pipelined(t, 32, 3*time.Second, op.do)
-		t.Logf("FIG reads    %-14s %-20s pipelined x32: %s  %.0f ops/s", name, op.name, d, ops)
+		// x32 is the figure; x1 is one caller's round trip, what a
+		// request costs without waiting behind 31 others (Little's law:
+		// at x32, mean latency = 32 / throughput).
+		for _, depth := range []int{1, 32} {
+			d, ops := pipelined(t, depth, 3*time.Second, op.do)
+			t.Logf("FIG reads    %-14s %-20s pipelined x%-2d: %s  %.0f ops/s", name, op.name, depth, d, ops)
+		}
 	}
 	for i := 0; i < 1000; i++ {
 		c.Delete(benchRoot+"/"+providerName(i), -1)

@@ -1,0 +1,69 @@
+package zookeeper_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/routes"
+)
+
+// figPropagationAgents is figPropagation on a cluster of agents, with the
+// time split in two: create's reply -> B's route table has the URL (the
+// gossip, what P1 measures), and -> the consumer's child watch fired on B
+// (plus B's ZooKeeper door: tree refresh, event, the client's read).
+func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs []string, n int) {
+	a, b := addrs[0], addrs[n-1]
+	tbl := c.Agent(n - 1).Table()
+	pc, cc := benchConn(t, a, 30*time.Second), benchConn(t, b, 30*time.Second)
+	iface := fmt.Sprintf("prop%d.Api", n)
+	root := "/dubbo/" + iface + "/providers"
+	mkdirs(pc, root)
+	waitExists(t, cc, root)
+	var table, watch dist
+	for i := 0; i < 100; i++ {
+		_, _, w, err := cc.ChildrenW(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arrived := make(chan time.Time, 1)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		go func() {
+			var idx uint64
+			for ctx.Err() == nil {
+				if len(tbl.URLs(iface, "providers")) > 0 {
+					arrived <- time.Now()
+					return
+				}
+				idx = tbl.WaitFor(ctx, routes.WatchService(iface, "providers"), idx)
+			}
+		}()
+		p := root + "/" + providerName(i)
+		s := time.Now()
+		if _, err := pc.Create(p, nil, zk.FlagEphemeral, acl); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-w:
+			watch = append(watch, time.Since(s))
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no watch event on B within 30s", name)
+		}
+		select {
+		case at := <-arrived:
+			table = append(table, at.Sub(s))
+		case <-ctx.Done():
+			t.Fatalf("%s: B's table never had the URL", name)
+		}
+		cancel()
+		// Remove it and wait until B saw the removal, so trials stay apart.
+		pc.Delete(p, -1)
+		waitGone(t, cc, p)
+	}
+	t.Logf("FIG watch    %-14s register via A -> in B's table:           %s", name, table)
+	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, watch)
+}
