@@ -32,7 +32,8 @@ type Gossip struct {
 	streams *limitedTransport // bounds incoming streams (streams.go)
 	queue   *memberlist.TransmitLimitedQueue
 	queueMu sync.Mutex // serialises enqueue's add-then-prune
-	push    pushBudget
+	push    budget     // eager pushes (push.go)
+	askJoin budget     // summaries sent to members seen joining (members.go)
 	coord   *coordinate.Client
 
 	// fate serialises every change of a member's liveness with its effect
@@ -41,6 +42,9 @@ type Gossip struct {
 	fate    sync.Mutex
 	mu      sync.Mutex
 	members map[string]*member
+	// down names the members that are not alive, so the reconnect tick
+	// looks at those only, not at thousands of alive ones.
+	down    map[string]struct{}
 	pending map[string]pendingPull // by origin
 	// ackSummaryAt is when a probe ack last brought a peer's summary
 	// (unix ns): while they come, no separate summary packets are sent.
@@ -80,8 +84,10 @@ func New(cfg Config) (*Gossip, error) {
 	g := &Gossip{
 		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(),
 		log: &slogLogger{cfg.Logger}, m: cfg.Metrics, coord: coord,
-		members: map[string]*member{}, pending: map[string]pendingPull{},
+		members: map[string]*member{}, down: map[string]struct{}{}, pending: map[string]pendingPull{},
 		work: make(chan func(), 1024), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
+		push:    budget{rate: pushRate, burst: pushBurst},
+		askJoin: budget{rate: askJoinRate, burst: askJoinBurst},
 	}
 	meta := metaFor(cfg.Tags, cfg.Table.LocalInc())
 	g.meta.Store(&meta)

@@ -73,6 +73,7 @@ func (g *Gossip) markLeft(name string, inc uint64) {
 		return
 	}
 	m.status, m.since, m.held = StatusLeft, time.Now(), false
+	g.down[name] = struct{}{}
 	m.gen++
 	delete(g.pending, name)
 	mInc := memberInc(m)
@@ -98,6 +99,7 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 		status = StatusLeft
 	}
 	m.addr, m.status, m.since, m.held = nodeAddr(n), status, time.Now(), false
+	g.down[n.Name] = struct{}{}
 	m.gen++
 	gen, inc := m.gen, memberInc(m)
 	delete(g.pending, n.Name)
@@ -138,6 +140,7 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	}
 	held := m.held
 	m.addr, m.status, m.tags, m.held = nodeAddr(n), StatusAlive, tags, false
+	delete(g.down, n.Name)
 	if joined {
 		m.since = time.Now()
 		m.gen++
@@ -157,10 +160,29 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	if joined {
 		g.table.Touch()
 		g.log.Info("member joined", "member", n.Name, "addr", m.addr)
-		// Whatever it published before we saw it alive was refused; ask.
-		g.submit(func() { g.sendSummary(n.Name) })
+		// Whatever it published before we saw it alive was refused; ask,
+		// within budget (askJoinRate).
+		if g.askJoin.take(1, time.Now()) {
+			g.submit(func() { g.sendSummary(n.Name) })
+		} else {
+			g.m.IncrCounter([]string{"antientropy", "join_asks", "over_budget"}, 1)
+		}
 	}
 }
+
+// A member seen joining is asked at once whether it holds records we
+// lack (our summary goes to it; if they differ it answers with its
+// digest). When a whole cluster starts, every member sees every other
+// join, and asking each would be N² packets, as many as the alive
+// messages themselves (at N=1,000, a million); so the asks are budgeted,
+// and a member seen joining past the budget is compared by the periodic
+// anti-entropy (one summary a second, and every probe's ack) instead,
+// seconds later. One restart at a time, the case the ask is for, always
+// fits.
+const (
+	askJoinRate  = 10 // asks per second, sustained
+	askJoinBurst = 50
+)
 
 // alive reports whether origin's records may be applied and served: it is
 // an alive member, or one whose death is being confirmed. Rules belong to

@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/memberlist"
@@ -49,5 +50,33 @@ func TestStaleLeaveNoticeIsIgnored(t *testing.T) {
 	(*delegate)(g).NotifyMsg(encode(msgLeaving, leaving{Name: "peer", Inc: 3}))
 	if g.alive("peer") {
 		t.Fatal("the live incarnation's own leave notice was ignored")
+	}
+}
+
+// When a whole cluster starts, every member sees every other join; asking
+// each joiner for its records would be N² packets. The asks (work for the
+// worker, which is not running here) stop at the budget's burst, and a
+// member that failed is forgotten from the reconnect list when it returns.
+func TestJoinAsksAreBudgeted(t *testing.T) {
+	g := newUnstarted(t, "me")
+	ev := (*events)(g)
+	ev.NotifyJoin(&memberlist.Node{Name: "first", Meta: []byte(`{"inc":"1"}`)})
+	if len(g.work) != 1 {
+		t.Fatalf("the first member seen joining was not asked (%d asks queued)", len(g.work))
+	}
+	for i := range 3 * askJoinBurst {
+		ev.NotifyJoin(&memberlist.Node{Name: fmt.Sprintf("m%d", i), Meta: []byte(`{"inc":"1"}`)})
+	}
+	// A second of refill may have passed on a slow machine.
+	if n := len(g.work); n < askJoinBurst || n > askJoinBurst+askJoinRate+1 {
+		t.Fatalf("%d joins queued %d asks, want the burst of %d", 3*askJoinBurst+1, n, askJoinBurst)
+	}
+	ev.NotifyLeave(&memberlist.Node{Name: "first", State: memberlist.StateLeft})
+	if _, ok := g.down["first"]; !ok {
+		t.Fatal("a member that left is not in the reconnect list")
+	}
+	ev.NotifyJoin(&memberlist.Node{Name: "first", Meta: []byte(`{"inc":"2"}`)})
+	if _, ok := g.down["first"]; ok || len(g.down) != 0 {
+		t.Fatalf("reconnect list %v after the member returned, want empty", g.down)
 	}
 }

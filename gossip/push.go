@@ -22,20 +22,23 @@ const (
 	pushBurst = 200 // eager packets at once: 64 ops to 3 members
 )
 
-type pushBudget struct {
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
+// budget is a token bucket: rate tokens a second, at most burst saved.
+// It starts full.
+type budget struct {
+	rate, burst float64
+	mu          sync.Mutex
+	tokens      float64
+	last        time.Time
 }
 
 // take spends n tokens if there are that many.
-func (b *pushBudget) take(n int, now time.Time) bool {
+func (b *budget) take(n int, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.last.IsZero() {
-		b.tokens = pushBurst
+		b.tokens = b.burst
 	} else {
-		b.tokens = min(pushBurst, b.tokens+now.Sub(b.last).Seconds()*pushRate)
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
 	}
 	b.last = now
 	if b.tokens < float64(n) {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestPushBudgetBoundsBursts(t *testing.T) {
-	var b pushBudget
+	b := budget{rate: pushRate, burst: pushBurst}
 	now := time.Unix(1000, 0)
 	spent := 0
 	for b.take(3, now) {

@@ -35,12 +35,11 @@ func (g *Gossip) reconnectCandidate(now time.Time) string {
 	defer g.fate.Unlock()
 	g.mu.Lock()
 	var failed, forgotten []string
-	for name, m := range g.members {
-		if m.status == StatusAlive {
-			continue
-		}
+	for name := range g.down {
+		m := g.members[name]
 		if now.Sub(m.since) > g.cfg.ReconnectTimeout {
 			delete(g.members, name)
+			delete(g.down, name)
 			forgotten = append(forgotten, name)
 			continue
 		}
