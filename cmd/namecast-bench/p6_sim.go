@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 // process, so latencies here are what the protocol does on an idle LAN,
 // not what a loaded host adds (docs/performance.md).
 func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
+	defer p6GC(o.p6GOGC)()
 	var figs []bench.Figure
 	for _, profile := range o.p6Profiles {
 		for _, n := range o.p6N {
@@ -42,6 +45,29 @@ func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
 	}
 	return figs, nil
 }
+
+// p6GC sets the collector for the simulation and returns what restores
+// it. Thousands of members allocate fast (memberlist compresses every
+// packet with a fresh 64 KiB LZW table) over a live heap that grows as
+// N², and at GOGC=100 marking took half the run's CPU; a larger GOGC
+// trades memory for that time, and the soft limit keeps the process
+// within a share of the shared machine (the collector works harder near
+// it rather than growing past it). Heap per member is measured after an
+// explicit collection, so neither changes a figure.
+func p6GC(gogc int) (restore func()) {
+	oldPct := debug.SetGCPercent(gogc)
+	oldLimit := debug.SetMemoryLimit(-1)
+	if oldLimit == math.MaxInt64 {
+		debug.SetMemoryLimit(p6MemoryLimit)
+	}
+	return func() {
+		debug.SetGCPercent(oldPct)
+		debug.SetMemoryLimit(oldLimit)
+	}
+}
+
+// p6MemoryLimit is the soft limit p6GC sets unless GOMEMLIMIT did.
+const p6MemoryLimit = 10 << 30
 
 func simulate(ctx context.Context, sys interface{}, serf bool, cfg bench.SimConfig) (bench.SimResult, error) {
 	var res bench.SimResult

@@ -21,15 +21,20 @@ import (
 // It implements memberlist.NodeAwareTransport, so memberlist uses it as is
 // instead of wrapping it in a shim that would hide the node names.
 type CountingTransport struct {
-	inner    memberlist.NodeAwareTransport
-	net      *memberlist.NetTransport // nil when wrapping another transport
-	sent     atomic.Uint64
-	sources  Sources
-	serf     bool // user messages are serf's, not namecast's
-	streamCh chan net.Conn
-	done     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
+	inner   memberlist.NodeAwareTransport
+	net     *memberlist.NetTransport // nil when wrapping another transport
+	sent    atomic.Uint64
+	sources Sources
+	serf    bool // user messages are serf's, not namecast's
+	// unclassified turns off Sources (the bytes are still counted): P6
+	// classifies only inside its idle window, since decoding every
+	// packet, LZW included, of thousands of members is a good part of
+	// the simulation's CPU and tells nothing outside that window.
+	unclassified atomic.Bool
+	streamCh     chan net.Conn
+	done         chan struct{}
+	wg           sync.WaitGroup
+	once         sync.Once
 }
 
 var _ memberlist.NodeAwareTransport = (*CountingTransport)(nil)
@@ -69,6 +74,11 @@ func WrapCounting(inner memberlist.NodeAwareTransport, nt *memberlist.NetTranspo
 // Sources is what this member sent, by class (see sources.go).
 func (t *CountingTransport) Sources() map[string]uint64 { return t.sources.Snapshot() }
 
+// SetClassify turns the per-class count (Sources) on or off; it is on
+// unless turned off. Streams are classed by their first write, so one
+// begun while it was off counts as "other".
+func (t *CountingTransport) SetClassify(on bool) { t.unclassified.Store(!on) }
+
 // BytesSent is everything this member has sent so far.
 func (t *CountingTransport) BytesSent() uint64 { return t.sent.Load() }
 
@@ -81,13 +91,17 @@ func (t *CountingTransport) FinalAdvertiseAddr(ip string, port int) (net.IP, int
 
 func (t *CountingTransport) WriteTo(b []byte, addr string) (time.Time, error) {
 	t.sent.Add(uint64(len(b)))
-	t.sources.countPacket(b, t.serf)
+	if !t.unclassified.Load() {
+		t.sources.countPacket(b, t.serf)
+	}
 	return t.inner.WriteTo(b, addr)
 }
 
 func (t *CountingTransport) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error) {
 	t.sent.Add(uint64(len(b)))
-	t.sources.countPacket(b, t.serf)
+	if !t.unclassified.Load() {
+		t.sources.countPacket(b, t.serf)
+	}
 	return t.inner.WriteToAddress(b, a)
 }
 
@@ -106,7 +120,7 @@ func (t *CountingTransport) DialAddressTimeout(a memberlist.Address, timeout tim
 }
 
 func (t *CountingTransport) wrapConn(c net.Conn) net.Conn {
-	return &countingConn{Conn: c, sent: &t.sent, sources: &t.sources, serf: t.serf, class: -1}
+	return &countingConn{Conn: c, sent: &t.sent, sources: &t.sources, serf: t.serf, class: -1, off: &t.unclassified}
 }
 
 func (t *CountingTransport) StreamCh() <-chan net.Conn { return t.streamCh }
@@ -151,6 +165,7 @@ type countingConn struct {
 	serf    bool
 	mu      sync.Mutex
 	class   int // -1 until known
+	off     *atomic.Bool
 	held    uint64
 }
 
@@ -164,7 +179,11 @@ func (c *countingConn) Write(b []byte) (int, error) {
 			c.mu.Unlock()
 			return n, err
 		}
-		c.class = streamClass(b, c.serf)
+		if c.off.Load() {
+			c.class = srcIndex(SrcOther)
+		} else {
+			c.class = streamClass(b, c.serf)
+		}
 	}
 	c.sources.n[c.class].Add(uint64(n) + c.held)
 	c.held = 0

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"time"
 
@@ -77,11 +79,16 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 
+	// Real CPU spent so far, in the progress lines: the virtual clock
+	// says nothing of what a phase cost to simulate.
+	cpuAt0 := CPUTime()
+	cpu := func() string { return fmt.Sprintf("(%.0fs of CPU)", (CPUTime() - cpuAt0).Seconds()) }
 	rng := rand.New(rand.NewPCG(uint64(c.Seed), 7))
 	ts := make([]*CountingTransport, c.N)
 	start := time.Now()
 	for i := range c.N {
 		ts[i] = WrapCounting(net.NewTransport(fmt.Sprintf("m-%04d", i)), nil, serf)
+		ts[i].SetClassify(false) // on for the idle window only
 		join := ""
 		if i > 0 {
 			join = sys.addr(rng.IntN(i))
@@ -110,7 +117,7 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		time.Sleep(50 * time.Millisecond)
 	}
 	res.Formation = time.Since(start).Seconds()
-	logf("    formed in %.2fs (virtual)", res.Formation)
+	logf("    formed in %.2fs (virtual) %s", res.Formation, cpu())
 	time.Sleep(5 * time.Second) // let the joins' gossip die down
 
 	all := make([]int, c.N)
@@ -140,14 +147,20 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		res.Last.Add(last, missed > 0)
 		time.Sleep(time.Duration(300+rng.IntN(500)) * time.Millisecond)
 	}
-	logf("    registration → last member: p50 %.3fs, p99 %.3fs", res.Last.Stat().P50, res.Last.Stat().P99)
+	logf("    registration → last member: p50 %.3fs, p99 %.3fs %s", res.Last.Stat().P50, res.Last.Stat().P99, cpu())
 
 	// Idle: nothing changes; bytes and CPU per member per virtual second.
 	time.Sleep(10 * time.Second)
+	for _, t := range ts {
+		t.SetClassify(true)
+	}
 	tr := StartTraffic(ts)
 	cpu0, t0 := CPUTime(), time.Now()
 	time.Sleep(c.IdleFor)
 	res.Idle, res.Sources = tr.PerMember(), tr.BySource()
+	for _, t := range ts {
+		t.SetClassify(false)
+	}
 	res.CPU = (CPUTime() - cpu0).Seconds() / time.Since(t0).Seconds() / float64(c.N)
 	runtime.GC()
 	var ms runtime.MemStats
@@ -155,6 +168,8 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	if ms.HeapInuse > ms0.HeapInuse {
 		res.HeapPerMbr = MB(ms.HeapInuse-ms0.HeapInuse) / float64(c.N)
 	}
+	logf("    idle %v: heap %.0f MB in use %s", c.IdleFor, MB(ms.HeapInuse), cpu())
+	writeHeapProfile(serf, c.N, logf)
 
 	running := append([]int(nil), all...)
 	for k := range min(c.Crashes, len(published)) {
@@ -172,6 +187,7 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		res.Crash.Add(last, missed > 0)
 		time.Sleep(2 * time.Second)
 	}
+	logf("    crash → gone: p50 %.2fs, max %.2fs %s", res.Crash.Stat().P50, res.Crash.Stat().Max, cpu())
 	return res, nil
 }
 
@@ -253,4 +269,29 @@ func sortedCopy(v []float64) []float64 {
 	out := append([]float64(nil), v...)
 	sort.Float64s(out)
 	return out
+}
+
+// writeHeapProfile writes a heap profile after the idle window to
+// $NAMECAST_P6_HEAPPROFILE-<system>-<N>.prof, if that is set: where a
+// simulated member's bytes go (go tool pprof -sample_index=inuse_space).
+func writeHeapProfile(serf bool, n int, logf func(string, ...any)) {
+	prefix := os.Getenv("NAMECAST_P6_HEAPPROFILE")
+	if prefix == "" {
+		return
+	}
+	sys := "namecast"
+	if serf {
+		sys = "serf"
+	}
+	path := fmt.Sprintf("%s-%s-%d.prof", prefix, sys, n)
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		logf("    heap profile: %v", err)
+	}
 }

@@ -100,6 +100,9 @@ func (s *SimSerf) addr(i int) string {
 }
 
 func (s *SimSerf) aliveSeen(i int) int {
+	if n := s.nodes[i].s.NumNodes(); n < len(s.nodes) { // as SimNamecast's
+		return n
+	}
 	n := 0
 	for _, m := range s.nodes[i].s.Members() {
 		if m.Status == serf.StatusAlive {
