@@ -31,10 +31,14 @@ type CountingTransport struct {
 	// packet, LZW included, of thousands of members is a good part of
 	// the simulation's CPU and tells nothing outside that window.
 	unclassified atomic.Bool
-	streamCh     chan net.Conn
-	done         chan struct{}
-	wg           sync.WaitGroup
-	once         sync.Once
+	// membership counts packets carrying membership gossip (alive,
+	// suspect, dead), while watchMembership is on (P6's settling).
+	watchMembership atomic.Bool
+	membership      atomic.Uint64
+	streamCh        chan net.Conn
+	done            chan struct{}
+	wg              sync.WaitGroup
+	once            sync.Once
 }
 
 var _ memberlist.NodeAwareTransport = (*CountingTransport)(nil)
@@ -79,6 +83,28 @@ func (t *CountingTransport) Sources() map[string]uint64 { return t.sources.Snaps
 // begun while it was off counts as "other".
 func (t *CountingTransport) SetClassify(on bool) { t.unclassified.Store(!on) }
 
+// WatchMembership turns on or off the count of packets that carry
+// membership gossip (MembershipPackets).
+func (t *CountingTransport) WatchMembership(on bool) { t.watchMembership.Store(on) }
+
+// MembershipPackets is how many packets carrying alive, suspect or dead
+// messages this member sent while WatchMembership was on.
+func (t *CountingTransport) MembershipPackets() uint64 { return t.membership.Load() }
+
+func (t *CountingTransport) countPacket(b []byte) {
+	t.sent.Add(uint64(len(b)))
+	if !t.unclassified.Load() {
+		t.sources.countPacket(b, t.serf)
+	}
+	if t.watchMembership.Load() {
+		parts := map[int]int{}
+		classify(b, t.serf, parts)
+		if parts[srcIndex(SrcMembership)] > 0 {
+			t.membership.Add(1)
+		}
+	}
+}
+
 // BytesSent is everything this member has sent so far.
 func (t *CountingTransport) BytesSent() uint64 { return t.sent.Load() }
 
@@ -90,18 +116,12 @@ func (t *CountingTransport) FinalAdvertiseAddr(ip string, port int) (net.IP, int
 }
 
 func (t *CountingTransport) WriteTo(b []byte, addr string) (time.Time, error) {
-	t.sent.Add(uint64(len(b)))
-	if !t.unclassified.Load() {
-		t.sources.countPacket(b, t.serf)
-	}
+	t.countPacket(b)
 	return t.inner.WriteTo(b, addr)
 }
 
 func (t *CountingTransport) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error) {
-	t.sent.Add(uint64(len(b)))
-	if !t.unclassified.Load() {
-		t.sources.countPacket(b, t.serf)
-	}
+	t.countPacket(b)
 	return t.inner.WriteToAddress(b, a)
 }
 

@@ -118,7 +118,8 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	}
 	res.Formation = time.Since(start).Seconds()
 	logf("    formed in %.2fs (virtual) %s", res.Formation, cpu())
-	time.Sleep(5 * time.Second) // let the joins' gossip die down
+	settle(ts, logf)
+	logf("    membership gossip settled at %.2fs (virtual) %s", time.Since(start).Seconds(), cpu())
 
 	all := make([]int, c.N)
 	for i := range all {
@@ -189,6 +190,47 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	}
 	logf("    crash → gone: p50 %.2fs, max %.2fs %s", res.Crash.Stat().P50, res.Crash.Stat().Max, cpu())
 	return res, nil
+}
+
+// settle waits, at least 5 s, until the joins' membership gossip has
+// died down: until in two seconds running at most 1% of the members sent
+// a packet carrying alive, suspect or dead messages. After formation each
+// member still retransmits every alive message it queued, a dozen times,
+// a few packets per gossip tick: at N=1,000 that is over a minute of full
+// packets, in which ops and user events queue behind membership messages.
+// The registrations are timed in a cluster at rest, as a deployment is
+// between rollouts.
+func settle(ts []*CountingTransport, logf func(string, ...any)) {
+	for _, t := range ts {
+		t.WatchMembership(true)
+	}
+	defer func() {
+		for _, t := range ts {
+			t.WatchMembership(false)
+		}
+	}()
+	sum := func() (n uint64) {
+		for _, t := range ts {
+			n += t.MembershipPackets()
+		}
+		return n
+	}
+	time.Sleep(5 * time.Second)
+	quiet, prev := 0, sum()
+	for waited := 0; quiet < 2; waited++ {
+		if waited == 600 {
+			logf("    membership gossip still going after 10 min (virtual); timing registrations anyway")
+			return
+		}
+		time.Sleep(time.Second)
+		now := sum()
+		if now-prev <= uint64(len(ts)/100) {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		prev = now
+	}
 }
 
 // collect waits for n arrivals on got, adding each to each (if not nil);
