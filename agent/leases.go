@@ -43,6 +43,11 @@ type leaseStore struct {
 	claimed  map[string]bool
 	frozen   bool // shutting down: the file stays as it is
 	dirty    chan struct{}
+	// gen counts the changes a client must not see acknowledged before
+	// they are in the file (a lease added, dropped or covering other
+	// keys); savedGen and savedSeq are the gen and our origin's seq (every
+	// change of our records advances it) that the file reflects.
+	gen, savedGen, savedSeq uint64
 
 	saveMu sync.Mutex // one write at a time
 }
@@ -58,19 +63,34 @@ func newLeaseStore(dataDir string) *leaseStore {
 	return ls
 }
 
-// PutLease records or refreshes a lease (package lease, step 1).
+// PutLease records or refreshes a lease (package lease, step 1). A new
+// lease, one covering other keys, or any change of our records since the
+// last save is written before PutLease returns, so that what the door then
+// acknowledges survives a crash (kill -9 right after a registration's
+// answer restores it): the door calls it after applying the records. A
+// refresh of the deadline or state alone is saved lazily.
 func (a *Agent) PutLease(l lease.Lease) {
 	ls := a.leases
 	ls.mu.Lock()
-	defer ls.mu.Unlock()
 	k := leaseKey(l.Door, l.ID)
 	old, had := ls.m[k]
 	ls.m[k] = l
 	if ls.path == "" || ls.frozen {
+		ls.mu.Unlock()
 		return
 	}
+	if !had || !old.SameCover(l) {
+		ls.gen++
+	}
+	gen, savedGen, savedSeq := ls.gen, ls.savedGen, ls.savedSeq
 	onlyDeadline := had && old.SameButDeadline(l)
-	if savedAt, inFile := ls.saved[k]; onlyDeadline && inFile && l.Deadline.Sub(savedAt).Abs() < leaseSlack {
+	savedAt, inFile := ls.saved[k]
+	ls.mu.Unlock()
+	if seq := a.localSeq(); gen > savedGen || seq > savedSeq {
+		a.saveLeasesThrough(gen, seq)
+		return
+	}
+	if onlyDeadline && inFile && l.Deadline.Sub(savedAt).Abs() < leaseSlack {
 		return
 	}
 	select {
@@ -88,10 +108,19 @@ func (a *Agent) DropLease(door, id string) {
 	delete(ls.m, k)
 	_, inFile := ls.saved[k]
 	frozen := ls.frozen
+	ls.gen++
+	gen := ls.gen
 	ls.mu.Unlock()
 	if inFile && !frozen {
-		a.saveLeases()
+		a.saveLeasesThrough(gen, 0)
 	}
+}
+
+// localSeq is our origin's seq in the table: it advances with every change
+// of our own records.
+func (a *Agent) localSeq() uint64 {
+	e, _ := a.table.Entry(a.cfg.NodeName)
+	return e.Seq
 }
 
 // RestoredLeases hands a door the leases restored at start (package lease,
@@ -149,6 +178,10 @@ func (a *Agent) restoreLeases() routes.Delta {
 	}
 	ls.mu.Unlock()
 	d, _ := a.table.ApplyLocal(puts, nil)
+	seq := a.localSeq()
+	ls.mu.Lock()
+	ls.savedSeq = seq // the file holds what was just republished
+	ls.mu.Unlock()
 	a.log.Info("restored registrations from the data dir", "leases", kept, "expired", expired, "records", len(d.Ops))
 	return d
 }
@@ -200,7 +233,12 @@ func (a *Agent) saveLeasesLoop() {
 }
 
 // saveLeases writes every lease with the records it covers now.
-func (a *Agent) saveLeases() {
+func (a *Agent) saveLeases() { a.saveLeasesThrough(^uint64(0), ^uint64(0)) }
+
+// saveLeasesThrough writes every lease with the records it covers now,
+// unless a write that began after lease change gen and record change seq
+// has already been made: callers that queued behind one write share it.
+func (a *Agent) saveLeasesThrough(gen, seq uint64) {
 	ls := a.leases
 	if ls.path == "" {
 		return
@@ -208,7 +246,7 @@ func (a *Agent) saveLeases() {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
-	if ls.frozen {
+	if ls.frozen || ls.savedGen >= gen && ls.savedSeq >= seq {
 		ls.mu.Unlock()
 		return
 	}
@@ -218,7 +256,10 @@ func (a *Agent) saveLeases() {
 		body.Leases = append(body.Leases, savedLease{Lease: l})
 		saved[k] = l.Deadline
 	}
+	nowGen := ls.gen
 	ls.mu.Unlock()
+	// Read before the records, so the file holds at least this seq's.
+	nowSeq := a.localSeq()
 	for i := range body.Leases {
 		body.Leases[i].Records = body.Leases[i].Lease.Records(a.table)
 	}
@@ -231,7 +272,7 @@ func (a *Agent) saveLeases() {
 		return
 	}
 	ls.mu.Lock()
-	ls.saved = saved
+	ls.saved, ls.savedGen, ls.savedSeq = saved, nowGen, nowSeq
 	ls.mu.Unlock()
 }
 

@@ -19,11 +19,14 @@
 //
 // # What a door must do
 //
-//  1. After it applies records for a client, PutLease with the keys (and
-//     the prefixes, each ending at a path separator) that cover them, the
-//     deadline past which the door would withdraw
-//     them (zero: until withdrawn), and whatever State it needs to resume.
-//     Refreshing only the deadline is cheap (saved lazily, see below).
+//  1. After it applies records for a client, and before it answers the
+//     client, PutLease with the keys (and the prefixes, each ending at a
+//     path separator) that cover them, the deadline past which the door
+//     would withdraw them (zero: until withdrawn), and whatever State it
+//     needs to resume. A new lease, other keys or prefixes, or changed
+//     records are durable when PutLease returns, so that what the client
+//     was told survives a crash; refreshing only the deadline or the state
+//     is cheap (saved lazily, see below).
 //  2. Before it withdraws a client's records, DropLease. The agent then
 //     makes the removal durable before returning, so that a crash right
 //     after the withdrawal cannot bring the records back at the next start:
@@ -154,7 +157,8 @@ func (l Lease) Expired(now time.Time) bool {
 
 // Holder is what an agent offers its doors (agent.Agent implements it).
 type Holder interface {
-	// PutLease records or refreshes a lease (step 1 above).
+	// PutLease records or refreshes a lease (step 1 above), durably
+	// when the lease or its records are new.
 	PutLease(l Lease)
 	// DropLease forgets a lease before its records are withdrawn, durably
 	// (step 2 above).

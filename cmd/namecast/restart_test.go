@@ -388,8 +388,8 @@ func TestRestartKeepsRoutesOnOtherAgents(t *testing.T) {
 		w, done = watch(watchCtx, rmqRoute(p.rmq, "GoneTopic"))
 		ws = append(ws, watched{p.name + " unregistered broker's route (must stay gone)", w, done})
 	}
-	// Both registrations are saved before the first restart (a crash in
-	// the 100 ms after a registration may lose it: that is not this test).
+	// Both registrations are in the data dir before the first restart
+	// (each is saved before its answer: agent TestAcknowledgedRegistrationIsDurable).
 	waitUntil(t, 10*time.Second, func() error {
 		saved, err := os.ReadFile(a.dataDir + "/leases.json")
 		if err != nil || !bytes.Contains(saved, []byte("broker-r")) || !bytes.Contains(saved, []byte("broker-h")) {
