@@ -13,6 +13,7 @@ import (
 //	url/{interface}/{category}/{url}          a Dubbo-style service URL
 //	kv/{namespace}/{key}                      a RocketMQ KV config entry (a rule)
 //	znode{path}[\x00{part}]                   a ZooKeeper node that is not a Dubbo URL
+//	mapping/{brokerName}/{topic}              a 5.x static topic's mapping on a broker
 //
 // Components are joined verbatim: names are validated by the agent not to
 // contain '/', and the URL, which may, is always the last component.
@@ -22,11 +23,12 @@ import (
 // broker registered again under another cluster replaces its record in one
 // op on every replica instead of leaving the old one beside it.
 const (
-	brokerPrefix = "broker/"
-	queuePrefix  = "queue/"
-	urlPrefix    = "url/"
-	kvPrefix     = "kv/"
-	znodePrefix  = "znode"
+	brokerPrefix  = "broker/"
+	queuePrefix   = "queue/"
+	urlPrefix     = "url/"
+	kvPrefix      = "kv/"
+	znodePrefix   = "znode"
+	mappingPrefix = "mapping/"
 )
 
 // KVKey is the key of one KV config entry.
@@ -68,11 +70,12 @@ func URLPrefix(iface, category string) string {
 
 // Record is one registration. Exactly one field is set.
 type Record struct {
-	Broker *Broker `json:"b,omitempty"`
-	Queue  *Queue  `json:"q,omitempty"`
-	URL    *URL    `json:"u,omitempty"`
-	KV     *KV     `json:"v,omitempty"`
-	Znode  *Znode  `json:"z,omitempty"`
+	Broker  *Broker  `json:"b,omitempty"`
+	Queue   *Queue   `json:"q,omitempty"`
+	URL     *URL     `json:"u,omitempty"`
+	KV      *KV      `json:"v,omitempty"`
+	Znode   *Znode   `json:"z,omitempty"`
+	Mapping *Mapping `json:"m,omitempty"`
 }
 
 // KV is a RocketMQ NameServer config entry (PUT_KV_CONFIG). KV entries are
@@ -163,7 +166,7 @@ type URL struct {
 // not exactly one field set.
 func (r Record) Key() string {
 	n := 0
-	for _, set := range []bool{r.Broker != nil, r.Queue != nil, r.URL != nil, r.KV != nil, r.Znode != nil} {
+	for _, set := range []bool{r.Broker != nil, r.Queue != nil, r.URL != nil, r.KV != nil, r.Znode != nil, r.Mapping != nil} {
 		if set {
 			n++
 		}
@@ -179,6 +182,8 @@ func (r Record) Key() string {
 		return URLKey(r.URL.Interface, r.URL.Category, r.URL.URL)
 	case r.Znode != nil:
 		return ZnodeKey(r.Znode.Path, r.Znode.Part)
+	case r.Mapping != nil:
+		return MappingKey(r.Mapping.BrokerName, r.Mapping.Topic)
 	default:
 		return KVKey(r.KV.Namespace, r.KV.Key)
 	}
@@ -196,6 +201,8 @@ func (r Record) equal(o Record) bool {
 		return o.KV != nil && *r.KV == *o.KV
 	case r.Znode != nil:
 		return o.Znode != nil && r.Znode.equal(*o.Znode)
+	case r.Mapping != nil:
+		return o.Mapping != nil && *r.Mapping == *o.Mapping
 	}
 	return false
 }
@@ -219,6 +226,9 @@ func (r Record) clone() Record {
 		z := *r.Znode
 		z.Data = copyData(z.Data)
 		return Record{Znode: &z}
+	case r.Mapping != nil:
+		m := *r.Mapping
+		return Record{Mapping: &m}
 	}
 	return Record{}
 }
@@ -238,6 +248,8 @@ func (r Record) valid() bool {
 		return component(r.KV.Namespace) && r.KV.Key != ""
 	case r.Znode != nil:
 		return r.Znode.valid()
+	case r.Mapping != nil:
+		return r.Mapping.valid()
 	default:
 		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != ""
 	}

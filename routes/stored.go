@@ -12,7 +12,7 @@ package routes
 //   - The view indexes are keyed by that same pointer (see views.go).
 
 // stored is a live record as the table keeps it: a *Broker, *Queue, *URL,
-// *KV or *Znode that the table owns and never changes.
+// *KV, *Znode or *Mapping that the table owns and never changes.
 type stored struct{ p any }
 
 // store copies r (valid, with key as its key) into table-owned memory whose
@@ -47,6 +47,12 @@ func store(key string, r Record) stored {
 		z := *r.Znode
 		z.Data = copyData(z.Data)
 		return stored{&z}
+	case r.Mapping != nil:
+		m := *r.Mapping
+		// mapping/{broker}/{topic}
+		m.BrokerName = within(key, m.BrokerName, len(mappingPrefix))
+		m.Topic = within(key, m.Topic, len(mappingPrefix)+len(m.BrokerName)+1)
+		return stored{&m}
 	}
 	return stored{}
 }
@@ -74,6 +80,8 @@ func (s stored) record() Record {
 		return Record{KV: p}
 	case *Znode:
 		return Record{Znode: p}
+	case *Mapping:
+		return Record{Mapping: p}
 	}
 	return Record{}
 }

@@ -60,15 +60,17 @@ type ClusterInfo struct {
 // holds it (an interned string, shared by all of its records): a pointer
 // key is 8 bytes where an (origin, key) pair was 32, for every record.
 type viewIndex struct {
-	queues  map[string]map[*Queue]string  // topic
-	brokers map[string]map[*Broker]string // broker name
-	urls    map[string]map[*URL]string    // interface
+	queues   map[string]map[*Queue]string   // topic
+	brokers  map[string]map[*Broker]string  // broker name
+	urls     map[string]map[*URL]string     // interface
+	mappings map[string]map[*Mapping]string // topic
 	// watch hears which views each link and unlink changes (watch.go).
 	watch *watcher
 }
 
 func newViewIndex() viewIndex {
-	return viewIndex{queues: map[string]map[*Queue]string{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{}}
+	return viewIndex{queues: map[string]map[*Queue]string{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
+		mappings: map[string]map[*Mapping]string{}}
 }
 
 func (v *viewIndex) link(origin string, s stored) {
@@ -81,6 +83,8 @@ func (v *viewIndex) link(origin string, s stored) {
 		addTo(v.queues, r.Topic, r, origin)
 	case *URL:
 		addTo(v.urls, r.Interface, r, origin)
+	case *Mapping:
+		addTo(v.mappings, r.Topic, r, origin)
 	}
 }
 
@@ -92,6 +96,8 @@ func (v *viewIndex) unlink(s stored) {
 		removeFrom(v.queues, r.Topic, r)
 	case *URL:
 		removeFrom(v.urls, r.Interface, r)
+	case *Mapping:
+		removeFrom(v.mappings, r.Topic, r)
 	}
 	v.markRecord(v.watch, s)
 }

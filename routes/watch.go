@@ -249,6 +249,8 @@ func (v *viewIndex) markRecord(w *watcher, s stored) {
 		if len(v.queues[r.Topic]) == 0 {
 			w.mark(WatchTopics[0])
 		}
+	case *Mapping:
+		w.mark(topicKey(r.Topic))
 	case *URL:
 		w.mark(urlsKey(r.Interface, r.Category))
 		if len(v.urls[r.Interface]) == 0 {
@@ -268,6 +270,8 @@ func WatchOf(r Record) Watch {
 		return Watch{topicKey(r.Queue.Topic), WatchTopics[0]}
 	case r.URL != nil:
 		return Watch{urlsKey(r.URL.Interface, r.URL.Category), serviceKey(r.URL.Interface), WatchServices[0]}
+	case r.Mapping != nil:
+		return Watch{topicKey(r.Mapping.Topic)}
 	}
 	return nil
 }

@@ -116,6 +116,11 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 				From: r.id, StateVersion: dv.StateVersion, Counter: dv.Counter}
 			puts = append(puts, routes.Record{Queue: &q})
 		}
+		// Step 9: static-topic mappings, under the same condition as
+		// Java's (mappings.go).
+		if registerFirst || versionChanged {
+			puts = append(puts, s.mappingRecords(r, body)...)
+		}
 	}
 	s.reg.Apply(puts, deletes)
 
@@ -153,7 +158,8 @@ func (s *Server) smallestID(r registration) bool {
 
 // unregisterLocked removes the broker at (cluster, addr) under name (§5.4):
 // its live entry and every id of the group at that address. When no member
-// of the group is left on this agent, the group's queue data goes too; when
+// of the group is left on this agent, the group's queue data and static-topic
+// mappings go too; when
 // members remain but no master, and the group runs slave-acting-master,
 // its queues lose write permission. bt.mu must be held.
 func (s *Server) unregisterLocked(cluster, name, addr string) bool {
@@ -178,8 +184,10 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 	}
 	var puts []routes.Record
 	if len(group) == 0 {
-		for _, r := range s.reg.LocalRecords(routes.QueuePrefix(name)) {
-			deletes = append(deletes, r.Key())
+		for _, p := range []string{routes.QueuePrefix(name), routes.MappingPrefix(name)} {
+			for _, r := range s.reg.LocalRecords(p) {
+				deletes = append(deletes, r.Key())
+			}
 		}
 	} else if _, hasMaster := group[0]; !hasMaster && s.actingMasterGroup(cluster, name) {
 		for _, r := range s.reg.LocalRecords(routes.QueuePrefix(name)) {

@@ -33,6 +33,10 @@
 //     them to its records and deletes the command (commands.go).
 //  6. KV config (PUT_KV_CONFIG, ...) is cluster-scoped: written with
 //     Registry.ApplyRules it replicates everywhere and persists.
+//  7. 5.x static topics: the topicQueueMappingInfoMap a master (or prime
+//     slave) registers becomes routes.Mapping records, one per topic, only
+//     for brokers that send mappings; every agent returns a topic's as
+//     topicQueueMappingByBroker (mappings.go).
 //
 // # One table over many agents
 //

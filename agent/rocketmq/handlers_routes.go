@@ -57,8 +57,8 @@ func (s *Server) encodeRoute(k routeKey) *cachedRoute {
 	return &cachedRoute{body: td.AppendJSON(nil, k.form)}
 }
 
-// routeData converts a route view to the wire shape, with each group's zone
-// and, when enabled, the topic's order config.
+// routeData converts a route view to the wire shape, with each group's zone,
+// the static-topic mappings and, when enabled, the topic's order config.
 func (s *Server) routeData(topic string, route routes.TopicRoute) *remoting.TopicRouteData {
 	table := s.reg.Table()
 	td := &remoting.TopicRouteData{
@@ -88,6 +88,7 @@ func (s *Server) routeData(topic string, route routes.TopicRoute) *remoting.Topi
 	if s.opts.orderMessageEnable.Load() {
 		td.OrderTopicConf = table.KVs(orderTopicConfigNS)[topic]
 	}
+	td.TopicQueueMappingByBroker = routeMappings(table.Mappings(topic))
 	return td
 }
 

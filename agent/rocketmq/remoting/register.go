@@ -65,11 +65,13 @@ type registerBodyJSON struct {
 }
 
 type topicConfigWrapper struct {
-	DataVersion        DataVersion                      `json:"dataVersion"`
-	MappingDataVersion *DataVersion                     `json:"mappingDataVersion,omitempty"`
-	TopicConfigTable   map[string]TopicConfig           `json:"topicConfigTable"`
-	MappingDetails     map[string]json.RawMessage       `json:"topicQueueMappingDetailMap,omitempty"`
-	MappingInfos       map[string]TopicQueueMappingInfo `json:"topicQueueMappingInfoMap,omitempty"`
+	DataVersion        DataVersion            `json:"dataVersion"`
+	MappingDataVersion *DataVersion           `json:"mappingDataVersion,omitempty"`
+	TopicConfigTable   map[string]TopicConfig `json:"topicConfigTable"`
+	// Pointers, so that a 5.x body writes them even empty, as Java does,
+	// and a 4.x body leaves them out.
+	MappingDetails *map[string]json.RawMessage       `json:"topicQueueMappingDetailMap,omitempty"`
+	MappingInfos   *map[string]TopicQueueMappingInfo `json:"topicQueueMappingInfoMap,omitempty"`
 }
 
 // DecodeRegisterBrokerBody decodes a REGISTER_BROKER body sent by a broker
@@ -114,7 +116,9 @@ func decodeRegisterJSON(body []byte, brokerVersion int) (*RegisterBrokerBody, er
 		DataVersion:   w.Wrapper.DataVersion,
 		Topics:        w.Wrapper.TopicConfigTable,
 		FilterServers: w.FilterServerList,
-		QueueMappings: w.Wrapper.MappingInfos,
+	}
+	if w.Wrapper.MappingInfos != nil {
+		rb.QueueMappings = *w.Wrapper.MappingInfos
 	}
 	if rb.Topics == nil {
 		rb.Topics = map[string]TopicConfig{}
@@ -151,11 +155,11 @@ func EncodeRegisterBrokerBody(b *RegisterBrokerBody, compress bool, brokerVersio
 	if brokerVersion >= VersionStaticTopics {
 		mdv := b.MappingDataVersion
 		w.Wrapper.MappingDataVersion = &mdv
-		w.Wrapper.MappingDetails = map[string]json.RawMessage{}
-		w.Wrapper.MappingInfos = b.QueueMappings
-		if w.Wrapper.MappingInfos == nil {
-			w.Wrapper.MappingInfos = map[string]TopicQueueMappingInfo{}
+		details, infos := map[string]json.RawMessage{}, b.QueueMappings
+		if infos == nil {
+			infos = map[string]TopicQueueMappingInfo{}
 		}
+		w.Wrapper.MappingDetails, w.Wrapper.MappingInfos = &details, &infos
 	}
 	if brokerVersion < VersionRegisterBody {
 		return json.Marshal(w.Wrapper)

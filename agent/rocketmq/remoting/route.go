@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -113,13 +114,16 @@ func (d *BrokerData) appendJSON(dst []byte, form JSONForm) []byte {
 }
 
 // TopicRouteData is the GET_ROUTEINFO_BY_TOPIC response body (§3.2), and
-// the REGISTER_TOPIC_IN_NAMESRV request body. Static-topic mappings
-// (topicQueueMappingByBroker) are neither written nor read.
+// the REGISTER_TOPIC_IN_NAMESRV request body.
 type TopicRouteData struct {
 	OrderTopicConf    string              `json:"orderTopicConf,omitempty"`
 	QueueDatas        []QueueData         `json:"queueDatas"`
 	BrokerDatas       []BrokerData        `json:"brokerDatas"`
 	FilterServerTable map[string][]string `json:"filterServerTable"`
+	// TopicQueueMappingByBroker (5.x static topics) maps broker name to
+	// its mapping of the topic's logical queues; omitted when empty, as
+	// Java omits null.
+	TopicQueueMappingByBroker map[string]TopicQueueMappingInfo `json:"topicQueueMappingByBroker,omitempty"`
 }
 
 // AppendJSON appends the body in the given form. It is always compact and
@@ -157,5 +161,61 @@ func (t *TopicRouteData) AppendJSON(dst []byte, form JSONForm) []byte {
 		}
 		dst = t.QueueDatas[i].appendJSON(dst, ascii)
 	}
-	return append(dst, ']', '}')
+	dst = append(dst, ']')
+	if len(t.TopicQueueMappingByBroker) > 0 {
+		dst = append(dst, `,"topicQueueMappingByBroker":{`...)
+		for i, name := range sortedKeys(t.TopicQueueMappingByBroker) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, name, ascii)
+			dst = append(dst, ':')
+			m := t.TopicQueueMappingByBroker[name]
+			dst = m.appendJSON(dst, form)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendJSON writes the mapping as fastjson does: fields in name order,
+// scope left out when null (empty), currIdMap's integer keys bare in the
+// legacy form and quoted in the standard one, like brokerAddrs.
+func (m *TopicQueueMappingInfo) appendJSON(dst []byte, form JSONForm) []byte {
+	ascii := form == StandardJSON
+	dst = append(dst, `{"bname":`...)
+	dst = appendJSONString(dst, m.Bname, ascii)
+	dst = append(dst, `,"currIdMap":{`...)
+	ids := make([]int32, 0, len(m.CurrIDMap))
+	for l := range m.CurrIDMap {
+		ids = append(ids, l)
+	}
+	slices.Sort(ids)
+	for i, l := range ids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if form == StandardJSON {
+			dst = append(dst, '"')
+		}
+		dst = strconv.AppendInt(dst, int64(l), 10)
+		if form == StandardJSON {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, int64(m.CurrIDMap[l]), 10)
+	}
+	dst = append(dst, `},"dirty":`...)
+	dst = strconv.AppendBool(dst, m.Dirty)
+	dst = append(dst, `,"epoch":`...)
+	dst = strconv.AppendInt(dst, m.Epoch, 10)
+	if m.Scope != "" {
+		dst = append(dst, `,"scope":`...)
+		dst = appendJSONString(dst, m.Scope, ascii)
+	}
+	dst = append(dst, `,"topic":`...)
+	dst = appendJSONString(dst, m.Topic, ascii)
+	dst = append(dst, `,"totalQueues":`...)
+	dst = strconv.AppendInt(dst, int64(m.TotalQueues), 10)
+	return append(dst, '}')
 }

@@ -152,6 +152,10 @@ type Broker struct {
 	ActingMaster bool
 	// HeartbeatTimeout, when set, is sent as heartbeatTimeoutMillis.
 	HeartbeatTimeout time.Duration
+	// RawBody, when set, is sent as the registration's body instead of
+	// the encoding of Topics, DataVersion and FilterServers: a body as a
+	// Java broker writes it, bare integer keys and all.
+	RawBody []byte
 }
 
 // Topic is a read/write topic config with n queues, as brokers create them.
@@ -178,6 +182,9 @@ func (b *Broker) RegisterRequest() (*remoting.Command, error) {
 		FilterServers: append([]string{}, b.FilterServers...)}, b.Compressed, b.version())
 	if err != nil {
 		return nil, err
+	}
+	if b.RawBody != nil {
+		body = b.RawBody
 	}
 	ext := b.identity()
 	ext["haServerAddr"] = b.HAAddr
