@@ -12,8 +12,12 @@ import (
 // which 5.x clients build the logical queues. Here each mapping is a
 // routes.Mapping record of the registering agent, written (as Java does)
 // from the master or the prime slave, on a first registration or a new
-// DataVersion, and withdrawn with the group's queue data. Brokers without
-// static topics send an empty map and get no records at all.
+// DataVersion, and withdrawn with the group's queue data on that agent.
+// Unlike queue data, mappings are not copied to the agents of the group's
+// other members (groups.go): when the master's agent withdraws them, a
+// slave registered elsewhere keeps the group's queues but not its mappings
+// (Java keeps its mapping table until the topic is deleted). Brokers
+// without static topics send an empty map and get no records at all.
 
 // mappingRecords is the records of a registration's static-topic mappings.
 func (s *Server) mappingRecords(r registration, body *remoting.RegisterBrokerBody) []routes.Record {
