@@ -47,7 +47,7 @@ func (t *Table) Rules() []RuleEntry {
 	st := t.origins[RulesOrigin]
 	out := make([]RuleEntry, 0, len(st.live))
 	for k, e := range st.live {
-		out = append(out, RuleEntry{Key: k, Time: e.seq, Writer: e.writer, Record: e.rec.record().clone()})
+		out = append(out, RuleEntry{Key: k, Time: e.seq, Writer: st.writer(k), Record: e.rec.record().clone()})
 	}
 	t.mu.RUnlock()
 	slices.SortFunc(out, func(a, b RuleEntry) int {
