@@ -1,6 +1,8 @@
 package gossip
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -214,18 +216,21 @@ func (g *Gossip) sendDigest(to string, reply bool) {
 // sendSnapshots answers a pull with what we hold of the live origins asked
 // for, in messages under maxSnapshotBytes: small snapshots share one, and a
 // large one is split into parts covering consecutive key ranges
-// (routes.Snapshot.Split), each merged on its own, so an origin of any size
-// can be synced.
+// (routes.Snapshot.EncodeParts), each merged on its own, so an origin of any
+// size can be synced. The message is a snapshots value's JSON, written part
+// by part into one buffer reused for every message of the answer.
 func (g *Gossip) sendSnapshots(to string, origins []string) {
-	var batch snapshots
-	size := 0
+	from, _ := json.Marshal(g.name)
+	head := append(append(append([]byte{msgSnapshots}, `{"f":`...), from...), `,"s":[`...)
+	msg := make([]byte, 0, maxSnapshotBytes+2*snapshotOverhead)
+	parts := 0
 	flush := func() {
-		if len(batch.Snaps) > 0 {
-			g.sendAnswer(to, encode(msgSnapshots, batch))
+		if parts > 0 {
+			g.sendAnswer(to, append(msg, "]}"...))
 		}
-		batch, size = snapshots{From: g.name}, 0
+		msg, parts = append(msg[:0], head...), 0
 	}
-	batch.From = g.name
+	flush()
 	for _, o := range origins {
 		if o != g.name && !g.alive(o) {
 			continue
@@ -234,17 +239,24 @@ func (g *Gossip) sendSnapshots(to string, origins []string) {
 		if !ok {
 			continue
 		}
-		parts, sizes := s.Split(maxSnapshotBytes)
-		if len(parts) > 1 {
-			g.m.IncrCounter([]string{"antientropy", "snapshots", "split"}, float32(len(parts)))
-		}
-		for i, p := range parts {
-			n := sizes[i] + snapshotOverhead
-			if size+n > maxSnapshotBytes {
+		n := 0
+		err := s.EncodeParts(maxSnapshotBytes, func(part []byte) {
+			if parts > 0 && len(msg)+len(part) > maxSnapshotBytes+snapshotOverhead {
 				flush()
 			}
-			batch.Snaps = append(batch.Snaps, p)
-			size += n
+			if parts > 0 {
+				msg = append(msg, ',')
+			}
+			msg = append(msg, part...)
+			parts++
+			n++
+		})
+		if err != nil {
+			// Only our own plain structs are encoded here.
+			panic(fmt.Sprintf("gossip: encoding %s's snapshot: %v", o, err))
+		}
+		if n > 1 {
+			g.m.IncrCounter([]string{"antientropy", "snapshots", "split"}, float32(n))
 		}
 	}
 	flush()

@@ -1,8 +1,11 @@
 package routes
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Split cuts a snapshot into parts of about maxBytes of encoded ops each,
@@ -90,4 +93,76 @@ func opSizeBound(op Op) int {
 		}
 	}
 	return n
+}
+
+// partHeader is a Snapshot's fields but its ops, under the same JSON names:
+// EncodeParts writes a part's ops first, then these, once its range is known.
+type partHeader struct {
+	Origin        string `json:"o"`
+	Inc           uint64 `json:"i"`
+	Seq           uint64 `json:"s"`
+	Authoritative bool   `json:"a,omitempty"`
+	Lo            string `json:"lo,omitempty"`
+	Hi            string `json:"hi,omitempty"`
+}
+
+// EncodeParts is Split for a sender: the same parts, each handed to emit as
+// the JSON of a Snapshot as soon as it is complete. Each op is encoded once,
+// straight into its part's buffer, which is reused for the next part, so a
+// sender holds one part at a time. Split followed by an encoding of its
+// parts encoded every large snapshot's ops twice (once to size them), which
+// was most of the CPU of answering a joiner's pull. emit must not keep the
+// slice after it returns.
+func (s Snapshot) EncodeParts(maxBytes int, emit func(part []byte)) error {
+	bound := 0
+	for _, op := range s.Ops {
+		bound += opSizeBound(op)
+	}
+	if bound <= maxBytes {
+		s.Lo, s.Hi = "", ""
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		emit(b)
+		return nil
+	}
+	ops := slices.Clone(s.Ops)
+	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
+	var opBuf bytes.Buffer
+	enc := json.NewEncoder(&opBuf)
+	buf := make([]byte, 0, maxBytes+maxBytes/8)
+	lo, size, count := "", 0, 0
+	buf = append(buf, `{"ops":[`...)
+	finish := func(hi string) error {
+		h, err := json.Marshal(partHeader{Origin: s.Origin, Inc: s.Inc, Seq: s.Seq, Authoritative: s.Authoritative, Lo: lo, Hi: hi})
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, "],"...), h[1:]...) // h without its "{"
+		emit(buf)
+		buf = append(buf[:0], `{"ops":[`...)
+		lo, size, count = hi, 0, 0
+		return nil
+	}
+	for _, op := range ops {
+		opBuf.Reset()
+		if err := enc.Encode(op); err != nil {
+			return err
+		}
+		b := bytes.TrimSuffix(opBuf.Bytes(), []byte("\n"))
+		n := len(b) + 1 // as opSize: the op and its separator
+		if size+n > maxBytes && count > 0 {
+			if err := finish(op.Key); err != nil {
+				return err
+			}
+		}
+		if count > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, b...)
+		size += n
+		count++
+	}
+	return finish("")
 }

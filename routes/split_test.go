@@ -80,3 +80,40 @@ func TestOpSizeBoundIsAnUpperBound(t *testing.T) {
 		}
 	}
 }
+
+// EncodeParts, the sender's path, makes exactly Split's parts: the same
+// ops, ranges and header, whether the snapshot fits in one part or not.
+func TestEncodePartsDecodeToSplitParts(t *testing.T) {
+	origin := NewTable("a", 3)
+	var recs []Record
+	for i := range 500 {
+		recs = append(recs, queue(fmt.Sprintf("b<%d>", i%5), fmt.Sprintf("T&%04d", i), 4))
+	}
+	origin.ApplyLocal(recs, nil)
+	origin.ApplyLocal(nil, []string{recs[3].Key(), recs[400].Key()})
+	snap, _ := origin.Snapshot("a")
+	for _, limit := range []int{1, 2 << 10, 16 << 10, 1 << 20} {
+		want, _ := snap.Split(limit)
+		var got []Snapshot
+		err := snap.EncodeParts(limit, func(b []byte) {
+			var p Snapshot
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatalf("limit %d: part %d does not decode: %v", limit, len(got), err)
+			}
+			got = append(got, p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d: %d parts, Split made %d", limit, len(got), len(want))
+		}
+		for i := range want {
+			w, _ := json.Marshal(want[i])
+			g, _ := json.Marshal(got[i])
+			if string(w) != string(g) {
+				t.Fatalf("limit %d, part %d:\n got %.300s\nwant %.300s", limit, i, g, w)
+			}
+		}
+	}
+}
