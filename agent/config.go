@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+
+	"github.com/namecast/namecast/internal/memlimit"
 )
 
 // Default addresses (DESIGN §3).
@@ -85,6 +87,10 @@ type Config struct {
 	// a restart. Without a data dir SIGTERM always leaves: there is
 	// nothing to restart from. SIGINT and "namecast leave" always leave.
 	LeaveOnTerminate bool `json:"leave_on_terminate"`
+	// MemoryLimit is the soft memory limit the namecast binary sets for its
+	// process (--memory-limit, package internal/memlimit): auto, off, or a
+	// size such as 64MiB; empty: GOMEMLIMIT if set, else auto. Agents embedded in another program leave the process's settings to it.
+	MemoryLimit string `json:"memory_limit"`
 	// Profile picks failure-detection and gossip timings: lan, wan, local
 	// or fast (see gossip.Profile).
 	Profile string `json:"profile"`
@@ -172,6 +178,11 @@ func (c *Config) validate() error {
 	if c.ZooKeeperAddr != "" && c.ZooKeeperAddr != "off" {
 		if _, _, err := splitHostPort(c.ZooKeeperAddr); err != nil {
 			return fmt.Errorf("--zookeeper %q: %v (or \"off\")", c.ZooKeeperAddr, err)
+		}
+	}
+	if c.MemoryLimit != "" {
+		if _, err := memlimit.Parse(c.MemoryLimit); err != nil {
+			return err
 		}
 	}
 	if c.ZooKeeperGrace < 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/internal/memlimit"
 )
 
 const agentUsage = `Usage: namecast agent [flags]
@@ -70,6 +71,14 @@ func runAgent(args []string) int {
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
 	cfg.Version = versionString()
+	// The binary's agent has the process to itself.
+	limit, stopLimit, err := memlimit.Apply(cfg.MemoryLimit)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		return 2
+	}
+	defer stopLimit()
+	cfg.Logger.Info("soft memory limit", "limit", limit)
 	a, err := agent.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "namecast agent:", err)
@@ -140,6 +149,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts (and routes across a SIGTERM restart)")
 	fs.BoolVar(&c.LeaveOnTerminate, "leave-on-terminate", false, "SIGTERM leaves the cluster (as SIGINT) instead of stopping for a restart")
 	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
+	fs.StringVar(&c.MemoryLimit, "memory-limit", def.MemoryLimit, "soft memory `limit` of this process: auto (follows the live heap), off, or a size such as 64MiB (default $GOMEMLIMIT, else auto; see docs/performance.md)")
 	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return agent.Config{}, 0, err
@@ -169,6 +179,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
 		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
 		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },
+		"memory-limit":       func() { cfg.MemoryLimit = c.MemoryLimit },
 	}
 	for name, apply := range overlay {
 		if set[name] {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,5 +31,27 @@ func TestZooKeeperFlags(t *testing.T) {
 	cfg, _, err = parseAgentFlags([]string{"--dev"}, io.Discard)
 	if err != nil || cfg.ZooKeeperAddr != "127.0.0.1:2181" {
 		t.Fatalf("--dev: %q %v", cfg.ZooKeeperAddr, err)
+	}
+}
+
+func TestMemoryLimitFlag(t *testing.T) {
+	cfg, _, err := parseAgentFlags(nil, io.Discard)
+	if err != nil || cfg.MemoryLimit != "" {
+		t.Fatalf("default: %q %v (want empty: GOMEMLIMIT, else auto)", cfg.MemoryLimit, err)
+	}
+	cfg, _, err = parseAgentFlags([]string{"--memory-limit", "48MiB"}, io.Discard)
+	if err != nil || cfg.MemoryLimit != "48MiB" {
+		t.Fatalf("flag: %q %v", cfg.MemoryLimit, err)
+	}
+	file := filepath.Join(t.TempDir(), "agent.json")
+	if err := os.WriteFile(file, []byte(`{"memory_limit": "off"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _, err = parseAgentFlags([]string{"--config", file}, io.Discard); err != nil || cfg.MemoryLimit != "off" {
+		t.Fatalf("config file: %q %v", cfg.MemoryLimit, err)
+	}
+	cfg, _, _ = parseAgentFlags([]string{"--memory-limit", "lots"}, io.Discard)
+	if _, err := agent.New(cfg); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Fatalf("a bad --memory-limit: %v, want an error naming the flag", err)
 	}
 }
