@@ -36,6 +36,8 @@ type options struct {
 	p4Trials                      int
 	p4IdleN                       int
 	p4IdleFor                     time.Duration
+	p4MemoryLimit                 string
+	p4GOGC                        string
 
 	p5N      []int
 	p5Trials int
@@ -112,6 +114,8 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.p4Trials, "p4-trials", o.p4Trials, "P4 joins timed")
 	fs.IntVar(&o.p4IdleN, "p4-idle-n", o.p4IdleN, "P4 cluster size for idle traffic (0 skips)")
 	fs.DurationVar(&o.p4IdleFor, "p4-idle", o.p4IdleFor, "P4 window for idle traffic")
+	fs.StringVar(&o.p4GOGC, "p4-gogc", "", "P4 joiner process's GOGC (empty: the namecast binary's default)")
+	fs.StringVar(&o.p4MemoryLimit, "p4-memory-limit", "", "P4 joiner process's --memory-limit: auto, off or a size (empty: the namecast binary's default)")
 	fs.Func("p5-n", "P5 cluster sizes to try, ascending "+ints(o.p5N), intList(&o.p5N))
 	fs.IntVar(&o.p5Trials, "p5-trials", o.p5Trials, "P5 propagation trials per size and system")
 	fs.Func("p6-n", "P6 simulated sizes "+ints(o.p6N), intList(&o.p6N))

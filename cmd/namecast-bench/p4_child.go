@@ -7,11 +7,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/internal/bench"
+	"github.com/namecast/namecast/internal/memlimit"
 )
 
 // An agent's own RSS can only be read from a process that runs nothing
@@ -23,19 +28,36 @@ const (
 	childJoin  = "NAMECAST_BENCH_JOIN"
 	childLabel = "NAMECAST_BENCH_LABEL"
 	childRef   = "NAMECAST_BENCH_SUMMARY"
+	// childProf, when set (by the caller of the bench), is a directory
+	// where the child writes join.cpu.prof and join.heap.prof (in-use and
+	// allocated space since start): where a sidecar's bytes go.
+	childProf = "NAMECAST_BENCH_PROFILE_DIR"
+	// childLimit is the child's --memory-limit: it runs one agent in its
+	// own process, as the namecast binary does, with the same default.
+	childLimit = "NAMECAST_BENCH_MEMORY_LIMIT"
 )
 
 type childResult struct {
 	SyncSeconds float64 `json:"sync_s"`
 	RSS         uint64  `json:"rss"`
+	RSSAnon     uint64  `json:"rss_anon"`
+	RSSFile     uint64  `json:"rss_file"`
 	Heap        uint64  `json:"heap_inuse"`
+	PeakRSS     uint64  `json:"peak_rss"`
+	HeapSys     uint64  `json:"heap_sys"`
+	Released    uint64  `json:"heap_released"`
+	TotalAlloc  uint64  `json:"total_alloc"`
+	NumGC       uint32  `json:"num_gc"`
+	Limit       string  `json:"memory_limit"`
+	LimitAtEnd  int64   `json:"memory_limit_at_end"`
+	CPUSeconds  float64 `json:"cpu_s"`
 	Error       string  `json:"error,omitempty"`
 }
 
 // isChild reports whether this process was started as a P4 child.
 func isChild() bool { return os.Getenv(childEnv) == "p4-joiner" }
 
-func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64) (childResult, error) {
+func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64, limit, gogc string) (childResult, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return childResult{}, err
@@ -44,7 +66,10 @@ func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64) (childResult
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), childEnv+"=p4-joiner", childJoin+"="+c.Running()[0].Agent.GossipAddr(),
-		childLabel+"="+c.Label(), childRef+"="+strconv.FormatUint(ref, 10))
+		childLabel+"="+c.Label(), childRef+"="+strconv.FormatUint(ref, 10), childLimit+"="+limit)
+	if gogc != "" {
+		cmd.Env = append(cmd.Env, "GOGC="+gogc)
+	}
 	out, err := cmd.Output()
 	var res childResult
 	if jerr := json.Unmarshal(out, &res); jerr != nil {
@@ -71,7 +96,13 @@ func childJoinAndMeasure() childResult {
 	if err != nil {
 		return childResult{Error: "bad " + childRef}
 	}
+	limit, stopLimit, err := memlimit.Apply(os.Getenv(childLimit))
+	if err != nil {
+		return childResult{Error: err.Error()}
+	}
+	defer stopLimit()
 	cfg := bench.AgentConfig(fmt.Sprintf("child-%d", os.Getpid()), os.Getenv(childLabel), "lan", []string{os.Getenv(childJoin)})
+	stopProf := startChildProfiles(os.Getenv(childProf))
 	start := time.Now()
 	a, err := agent.New(cfg)
 	if err != nil {
@@ -94,8 +125,40 @@ func childJoinAndMeasure() childResult {
 			return childResult{Error: "table not synced within " + p4SyncTimeout.String()}
 		}
 	}
-	res := childResult{SyncSeconds: time.Since(start).Seconds()}
+	res := childResult{SyncSeconds: time.Since(start).Seconds(), Limit: limit, CPUSeconds: bench.CPUTime().Seconds()}
+	stopProf()
 	res.Heap = bench.HeapInUse()
 	res.RSS = bench.ProcessRSS()
+	res.PeakRSS = bench.ProcessPeakRSS()
+	res.RSSAnon, res.RSSFile = bench.ProcessRSSParts()
+	res.LimitAtEnd = debug.SetMemoryLimit(-1)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.HeapSys, res.Released, res.TotalAlloc, res.NumGC = ms.HeapSys, ms.HeapReleased, ms.TotalAlloc, ms.NumGC
 	return res
+}
+
+// startChildProfiles starts a CPU profile in dir (nothing if dir is
+// empty); the returned func stops it and writes the heap profile, once
+// the table is synced.
+func startChildProfiles(dir string) func() {
+	if dir == "" {
+		return func() {}
+	}
+	cpu, err := os.Create(filepath.Join(dir, "join.cpu.prof"))
+	if err == nil && pprof.StartCPUProfile(cpu) != nil {
+		cpu.Close()
+		cpu = nil
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		runtime.GC() // in-use figures are live data
+		if f, err := os.Create(filepath.Join(dir, "join.heap.prof")); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/namecast/namecast/internal/bench"
@@ -41,11 +42,13 @@ func runP4(ctx context.Context, o *options) ([]bench.Figure, error) {
 		joinHeap = append(joinHeap, heap)
 		bench.Progress("  join synced in %v, heap +%.1f MB", d.Round(time.Millisecond), heap)
 	}
-	child, err := joinInChild(ctx, c, ref)
+	child, err := joinInChild(ctx, c, ref, o.p4MemoryLimit, o.p4GOGC)
 	if err != nil {
 		return nil, fmt.Errorf("joining from a separate process: %w", err)
 	}
-	bench.Progress("  separate process synced in %.3fs, VmRSS %.1f MB", child.SyncSeconds, bench.MB(child.RSS))
+	bench.Progress("  separate process synced in %.3fs (%.2fs CPU), VmRSS %.1f MB (peak %.1f; anonymous %.1f, file %.1f), heap in use %.1f MB, heap from the OS %.1f MB (%.1f released), %.1f MB allocated in %d GCs, memory limit %s",
+		child.SyncSeconds, child.CPUSeconds, bench.MB(child.RSS), bench.MB(child.PeakRSS), bench.MB(child.RSSAnon), bench.MB(child.RSSFile), bench.MB(child.Heap), bench.MB(child.HeapSys), bench.MB(child.Released),
+		bench.MB(child.TotalAlloc), child.NumGC, limitString(child))
 	figs := p4Figures(o, records, sync, joinHeap, perHolder, child, len(c.Running()))
 
 	if o.p4IdleN > 0 {
@@ -125,7 +128,8 @@ func p4Figures(o *options, records int, sync bench.Durations, joinHeap []float64
 	rss := bench.Figure{Scenario: "P4", Case: cs, Metric: "agent RSS, own process", Unit: bench.UnitMB,
 		Namecast: bench.Summarize([]float64{bench.MB(child.RSS)})}
 	rss = rss.Judge("≤ 100 MB", bench.MB(child.RSS) <= 100)
-	rss.Note = fmt.Sprintf("VmRSS of a process running one agent holding the table (its heap in use: %.1f MB)", bench.MB(child.Heap))
+	rss.Note = fmt.Sprintf("VmRSS of a process running one agent holding the table, memory limit %s (peak %.1f MB; its heap in use: %.1f MB; %.1f MB allocated and %.2fs CPU during the join)",
+		limitString(child), bench.MB(child.PeakRSS), bench.MB(child.Heap), bench.MB(child.TotalAlloc), child.CPUSeconds)
 	heap := bench.Figure{Scenario: "P4", Case: cs, Metric: "joiner heap growth", Unit: bench.UnitMB, Namecast: bench.Summarize(joinHeap)}
 	heap.Note = fmt.Sprintf("runtime.MemStats.HeapInuse after GC, before and after an in-process join; %.1f MB per agent that built the table", perHolder)
 	proc := bench.Figure{Scenario: "P4", Case: cs, Metric: "bench process RSS", Unit: bench.UnitMB,
@@ -173,4 +177,11 @@ func p4Idle(ctx context.Context, c *bench.Cluster, ref uint64, o *options) ([]be
 		Namecast: bench.Summarize([]float64{ncCPU})}.WithPeer(bench.Summarize([]float64{sfCPU}))
 	cpu.Note = "process CPU time over the same window, over N, in % of one core"
 	return []bench.Figure{f, cpu}, nil
+}
+
+func limitString(c childResult) string {
+	if c.LimitAtEnd <= 0 || c.LimitAtEnd == math.MaxInt64 {
+		return c.Limit
+	}
+	return fmt.Sprintf("%s, %.1f MiB at the end", c.Limit, bench.MB(uint64(c.LimitAtEnd)))
 }

@@ -38,7 +38,20 @@ func HeapGrowth(before uint64) uint64 {
 // ProcessRSS is this process's resident set (VmRSS of /proc/self/status),
 // in bytes; 0 where /proc is not available. It covers every agent the
 // process runs, not one.
-func ProcessRSS() uint64 {
+func ProcessRSS() uint64 { return procStatus("VmRSS:") }
+
+// ProcessPeakRSS is this process's peak resident set so far (VmHWM), in
+// bytes; 0 where /proc is not available.
+func ProcessPeakRSS() uint64 { return procStatus("VmHWM:") }
+
+// ProcessRSSParts splits this process's resident set into anonymous
+// memory (heap, stacks, runtime) and file-backed pages (the binary).
+func ProcessRSSParts() (anon, file uint64) {
+	return procStatus("RssAnon:"), procStatus("RssFile:") + procStatus("RssShmem:")
+}
+
+// procStatus reads one "NAME: n kB" field of /proc/self/status, in bytes.
+func procStatus(field string) uint64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -46,7 +59,7 @@ func ProcessRSS() uint64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}
