@@ -223,9 +223,16 @@ func (t *Table) Merge(s Snapshot) Result {
 	if st == nil {
 		return res
 	}
-	listed := make(map[string]bool, len(s.Ops))
+	// Only an authoritative snapshot removes what it does not list; a
+	// replica's (what a joiner mostly pulls) needs no set of its keys.
+	var listed map[string]bool
+	if s.Authoritative {
+		listed = make(map[string]bool, len(s.Ops))
+	}
 	for _, op := range s.Ops {
-		listed[op.Key] = true
+		if listed != nil {
+			listed[op.Key] = true
+		}
 		// The origin's own snapshot is the truth at s.Seq, so the floor,
 		// which guards against replicas that forgot a tombstone, does not
 		// apply to it.
