@@ -1,0 +1,3 @@
+module github.com/namecast/namecast/scripts/realcluster
+
+go 1.26
