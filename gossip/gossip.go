@@ -147,14 +147,31 @@ func (g *Gossip) Publish(d routes.Delta) {
 	}
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		if len(msg) > g.cfg.Memberlist.UDPBufferSize/2 {
-			g.announce(d.Origin) // would hog or never fit a packet
-			continue
+		if !g.spread(d.Origin+"\x00"+op.Key, msg) {
+			// Not queued: the members the push missed learn of it from
+			// our digest entry and pull.
+			g.announce(d.Origin)
 		}
-		g.enqueue(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
-		g.pushNow(msg)
-		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
 	}
+}
+
+// spread sends one op message on its ways: into the gossip queue when it
+// shares a packet well (at most half of one: a bigger one would hog the
+// ticks' packets), and at once in a packet of its own (pushNow) when it
+// fits one. A Dubbo URL is typically 300-1,000 bytes, so its op is over
+// half a packet: it is pushed, not queued. It reports whether the message
+// was queued; one that was not must be announced by its origin.
+func (g *Gossip) spread(name string, msg []byte) (queued bool) {
+	size := g.cfg.Memberlist.UDPBufferSize
+	if len(msg) <= size/2 {
+		g.enqueue(&broadcast{name: name, msg: msg})
+		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
+		queued = true
+	}
+	if len(msg)+pushOverhead+len(g.cfg.Memberlist.Label) <= size {
+		g.pushNow(msg)
+	}
+	return queued
 }
 
 // announce tells peers our digest entry; those behind pull our snapshot.

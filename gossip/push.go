@@ -22,6 +22,11 @@ const (
 	pushBurst = 200 // eager packets at once: 64 ops to 3 members
 )
 
+// pushOverhead bounds what memberlist adds to a message sent on its own
+// (SendBestEffort): message type, checksum, compression and encryption
+// headers; the cluster label comes on top.
+const pushOverhead = 64
+
 // budget is a token bucket: rate tokens a second, at most burst saved.
 // It starts full.
 type budget struct {

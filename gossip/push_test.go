@@ -34,8 +34,24 @@ func TestPushBudgetBoundsBursts(t *testing.T) {
 // every UDP packet it sends), push/pull and anti-entropy all an hour
 // apart, a published op can reach the other members only by the eager
 // push: the publisher's to its GossipNodes members, then theirs on first
-// apply.
+// apply. That holds for an op over half a packet too (a Dubbo provider
+// URL's is ~850 bytes of 1,400), which is not queued for the ticks.
 func TestOpsSpreadByEagerPushAlone(t *testing.T) {
+	u := "dubbo://10.0.0.7:20880/org.apache.dubbo.demo.DemoService?anyhost=true&application=demo-provider" +
+		"&deprecated=false&dubbo=2.0.2&dynamic=true&generic=false&interface=org.apache.dubbo.demo.DemoService" +
+		"&methods=sayHello,sayHelloAsync&pid=1007&release=3.3.1&side=provider&timestamp=1735689600000"
+	for _, tc := range []struct {
+		name string
+		rec  routes.Record
+	}{
+		{"queue", routes.Record{Queue: &routes.Queue{Topic: "T", BrokerName: "b"}}},
+		{"dubbo URL over half a packet", routes.Record{URL: &routes.URL{Interface: "org.apache.dubbo.demo.DemoService", Category: "providers", URL: u}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testOpsSpreadByEagerPushAlone(t, tc.rec) })
+	}
+}
+
+func testOpsSpreadByEagerPushAlone(t *testing.T, rec routes.Record) {
 	const n = 4
 	var gs []*Gossip
 	for i := range n {
@@ -78,11 +94,11 @@ func TestOpsSpreadByEagerPushAlone(t *testing.T) {
 		}
 		return nil
 	})
-	rec := routes.Record{Queue: &routes.Queue{Topic: "T", BrokerName: "b"}}
 	d, ok := gs[0].table.ApplyLocal([]routes.Record{rec}, nil)
 	if !ok {
 		t.Fatal("ApplyLocal refused a valid record")
 	}
+	t.Logf("op message: %d bytes, packet %d", len(encode(msgOps, d)), gs[0].cfg.Memberlist.UDPBufferSize)
 	gs[0].Publish(d)
 	testutil.Eventually(t, 5*time.Second, func() error {
 		for _, g := range gs[1:] {

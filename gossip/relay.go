@@ -14,8 +14,7 @@ import "github.com/namecast/namecast/routes"
 func (g *Gossip) relay(d routes.Delta) {
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		g.enqueue(&broadcast{name: d.Origin + "\x00" + op.Key, msg: msg})
-		g.pushNow(msg)
+		g.spread(d.Origin+"\x00"+op.Key, msg) // one too big to queue: its origin announced it
 	}
 	g.m.IncrCounter([]string{"gossip", "ops", "relayed"}, float32(len(d.Ops)))
 }
