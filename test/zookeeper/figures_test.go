@@ -17,11 +17,14 @@ import (
 )
 
 // The figures, agents side by side with a real ZooKeeper 3.8 in
-// the same run. Not part of the suite: run it alone, on a quiet machine,
+// the same run. Not part of the suite: run it alone, on a quiet machine
+// (docs/performance.md, "The ZooKeeper door", has the figures and P1 of
+// the same sizes, which the register-to-watch figure is compared with),
 //
-//	flock /work/bench.lock go test -run TestFigures -figures -v -timeout 60m .
+//	go test -run TestFigures -figures -v -timeout 60m .
+//	go test -run TestFigures -figures -figures.parts=watch -figures.sizes=10,50 -v .
 //
-// and read the table it logs.
+// and read the FIG lines it logs.
 var (
 	figures      = flag.Bool("figures", false, "run TestFigures (minutes; logs the issue's ZooKeeper figures)")
 	figuresParts = flag.String("figures.parts", "reads,create,watch,kill,sessions", "which of TestFigures' parts to run")

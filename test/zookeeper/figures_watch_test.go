@@ -2,7 +2,6 @@ package zookeeper_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -20,8 +19,10 @@ func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs
 	a, b := addrs[0], addrs[n-1]
 	tbl := c.Agent(n - 1).Table()
 	pc, cc := benchConn(t, a, 30*time.Second), benchConn(t, b, 30*time.Second)
-	iface := fmt.Sprintf("prop%d.Api", n)
-	root := "/dubbo/" + iface + "/providers"
+	// The providers' own interface, so that each znode is a Dubbo URL
+	// record (a path under another interface would be a plain znode).
+	const iface = "org.apache.dubbo.demo.DemoService"
+	root := benchRoot
 	mkdirs(pc, root)
 	waitExists(t, cc, root)
 	var table, watch dist
