@@ -114,7 +114,7 @@ type Broker struct {
 // agents may hold one for the same (broker name, topic): the agent of the
 // member that provided it, and copies on the agents of the group's other
 // members (so the group keeps its queues while any member is registered,
-// wherever). Views pick one by precedence (see Queue.outranks).
+// wherever). Views pick one by precedence (see queueVals.outranks).
 type Queue struct {
 	Topic          string `json:"t"`
 	BrokerName     string `json:"n"`
@@ -131,27 +131,6 @@ type Queue struct {
 	Counter      int64 `json:"dv,omitempty"`
 	// Copy marks a copy held by the agent of another member of the group.
 	Copy bool `json:"cp,omitempty"`
-}
-
-// outranks reports whether q takes precedence over o for the same broker
-// name and topic, as Java's table would hold it: the master's data over a
-// slave's (lower slave id first), then the newer broker configuration
-// (stateVersion, then DataVersion counter), then the provider's own record
-// over a copy. Ties are broken by the caller, by origin name.
-func (q *Queue) outranks(o *Queue) bool {
-	switch {
-	case (q.From == 0) != (o.From == 0):
-		return q.From == 0
-	case q.From != o.From:
-		return q.From < o.From
-	case q.StateVersion != o.StateVersion:
-		return q.StateVersion > o.StateVersion
-	case q.Counter != o.Counter:
-		return q.Counter > o.Counter
-	case q.Copy != o.Copy:
-		return !q.Copy
-	}
-	return false
 }
 
 // URL is a service URL registered for an interface and category. URL holds

@@ -10,14 +10,16 @@ package routes
 //     substrings of the record's key, which the table keeps anyway as its
 //     map key, instead of separate copies decoded from the wire.
 //   - The view indexes are keyed by that same pointer (see views.go).
+//   - Queue records, nearly all of a table, are packed further
+//     (queuerec.go).
 
-// stored is a live record as the table keeps it: a *Broker, *Queue, *URL,
-// *KV, *Znode or *Mapping that the table owns and never changes.
+// stored is a live record as the table keeps it: a *Broker, *queueRec,
+// *URL, *KV, *Znode or *Mapping that the table owns and never changes.
 type stored struct{ p any }
 
-// store copies r (valid, with key as its key) into table-owned memory whose
-// key components share key's bytes.
-func store(key string, r Record) stored {
+// store copies r (valid, with key as its key), held by origin, into
+// table-owned memory whose key components share key's bytes.
+func store(origin, key string, r Record) stored {
 	switch {
 	case r.Broker != nil:
 		b := *r.Broker
@@ -25,11 +27,7 @@ func store(key string, r Record) stored {
 		b.Name = within(key, b.Name, len(brokerPrefix))
 		return stored{&b}
 	case r.Queue != nil:
-		q := *r.Queue
-		// queue/{broker}/{topic}
-		q.BrokerName = within(key, q.BrokerName, len(queuePrefix))
-		q.Topic = within(key, q.Topic, len(queuePrefix)+len(q.BrokerName)+1)
-		return stored{&q}
+		return stored{newQueueRec(origin, key, r.Queue)}
 	case r.URL != nil:
 		u := *r.URL
 		// url/{interface}/{category}/{url}
@@ -67,13 +65,14 @@ func within(key, s string, at int) string {
 	return s
 }
 
-// record is a view of the stored record; callers must not change it.
+// record is a view of the stored record; callers must not change it. A
+// queue record's is built on each call.
 func (s stored) record() Record {
 	switch p := s.p.(type) {
 	case *Broker:
 		return Record{Broker: p}
-	case *Queue:
-		return Record{Queue: p}
+	case *queueRec:
+		return Record{Queue: p.queue()}
 	case *URL:
 		return Record{URL: p}
 	case *KV:
@@ -86,7 +85,17 @@ func (s stored) record() Record {
 	return Record{}
 }
 
-func (s stored) equal(r Record) bool { return s.record().equal(r) }
+func (s stored) equal(r Record) bool {
+	if q, ok := s.p.(*queueRec); ok {
+		return r.Queue != nil && q.equal(r.Queue)
+	}
+	return s.record().equal(r)
+}
 
 // clone is a copy the caller owns.
-func (s stored) clone() Record { return s.record().clone() }
+func (s stored) clone() Record {
+	if q, ok := s.p.(*queueRec); ok {
+		return Record{Queue: q.queue()}
+	}
+	return s.record().clone()
+}

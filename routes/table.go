@@ -379,7 +379,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 	delete(st.tombs, op.Key)
 	t.unretire(st, op.Key)
 	if op.Rec != nil {
-		rec := store(op.Key, *op.Rec)
+		rec := store(origin, op.Key, *op.Rec)
 		st.live[op.Key] = entry{seq: op.Seq, rec: rec}
 		if op.Writer != "" {
 			if st.writers == nil {

@@ -59,8 +59,10 @@ type ClusterInfo struct {
 // to the table's own record pointers, and each pointer to the origin that
 // holds it (an interned string, shared by all of its records): a pointer
 // key is 8 bytes where an (origin, key) pair was 32, for every record.
+// Queue records carry their origin (queuerec.go), so a topic's are a list
+// of pointers: 8 bytes a record where a map slot was 24 and its slack.
 type viewIndex struct {
-	queues   map[string]map[*Queue]string   // topic
+	queues   map[string][]*queueRec         // topic
 	brokers  map[string]map[*Broker]string  // broker name
 	urls     map[string]map[*URL]string     // interface
 	mappings map[string]map[*Mapping]string // topic
@@ -69,7 +71,7 @@ type viewIndex struct {
 }
 
 func newViewIndex() viewIndex {
-	return viewIndex{queues: map[string]map[*Queue]string{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
+	return viewIndex{queues: map[string][]*queueRec{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
 		mappings: map[string]map[*Mapping]string{}}
 }
 
@@ -79,8 +81,9 @@ func (v *viewIndex) link(origin string, s stored) {
 	switch r := s.p.(type) {
 	case *Broker:
 		addTo(v.brokers, r.Name, r, origin)
-	case *Queue:
-		addTo(v.queues, r.Topic, r, origin)
+	case *queueRec:
+		topic := r.topic()
+		v.queues[topic] = append(v.queues[topic], r)
 	case *URL:
 		addTo(v.urls, r.Interface, r, origin)
 	case *Mapping:
@@ -92,8 +95,8 @@ func (v *viewIndex) unlink(s stored) {
 	switch r := s.p.(type) {
 	case *Broker:
 		removeFrom(v.brokers, r.Name, r)
-	case *Queue:
-		removeFrom(v.queues, r.Topic, r)
+	case *queueRec:
+		removeQueue(v.queues, r)
 	case *URL:
 		removeFrom(v.urls, r.Interface, r)
 	case *Mapping:
@@ -120,11 +123,38 @@ func removeFrom[T any](m map[string]map[*T]string, name string, k *T) {
 	}
 }
 
+// removeQueue takes q out of its topic's list. Order in the list means
+// nothing, so the last record takes its place; a list that has shrunk to
+// a quarter of its array moves to a smaller one, so a topic that once had
+// many records does not keep their room.
+func removeQueue(m map[string][]*queueRec, q *queueRec) {
+	topic := q.topic()
+	recs := m[topic]
+	for i, r := range recs {
+		if r != q {
+			continue
+		}
+		last := len(recs) - 1
+		recs[i] = recs[last]
+		recs[last] = nil
+		recs = recs[:last]
+		switch {
+		case len(recs) == 0:
+			delete(m, topic)
+		case cap(recs) > 8 && len(recs) <= cap(recs)/4:
+			m[topic] = append([]*queueRec(nil), recs...)
+		default:
+			m[topic] = recs
+		}
+		return
+	}
+}
+
 // Every view below answers what Java computes from its one table, from
 // the records of every agent, alike on every agent: per broker id the
 // address with the higher stateVersion (then the lower origin name), per
 // (broker name, topic) the queue data that outranks the others
-// (Queue.outranks, then the lower origin name).
+// (queueVals.outranks, then the lower origin name).
 
 // brokerBefore orders two records of one broker id.
 func brokerBefore(b *Broker, origin string, ob *Broker, oorigin string) bool {
@@ -135,17 +165,6 @@ func brokerBefore(b *Broker, origin string, ob *Broker, oorigin string) bool {
 		return origin < oorigin
 	}
 	return b.Addr < ob.Addr // one origin's retired and current records
-}
-
-// queueBefore orders two records of one (broker name, topic).
-func queueBefore(q *Queue, origin string, oq *Queue, oorigin string) bool {
-	if q.outranks(oq) {
-		return true
-	}
-	if oq.outranks(q) {
-		return false
-	}
-	return origin < oorigin
 }
 
 // masterFirst orders broker ids: the master (0), then the lowest.
@@ -188,14 +207,15 @@ func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 }
 
 // bestQueues picks, among one topic's queue records, the one routes
-// answer with per broker name.
-func bestQueues(recs map[*Queue]string) map[string]*Queue {
-	best := map[string]*Queue{}
-	for q, origin := range recs {
-		if prev, dup := best[q.BrokerName]; dup && !queueBefore(q, origin, prev, recs[prev]) {
+// answer with per broker name (queueRec.before).
+func bestQueues(recs []*queueRec) map[string]*queueRec {
+	best := make(map[string]*queueRec, len(recs))
+	for _, q := range recs {
+		name := q.brokerName()
+		if prev, dup := best[name]; dup && !q.before(prev) {
 			continue
 		}
-		best[q.BrokerName] = q
+		best[name] = q
 	}
 	return best
 }
@@ -212,8 +232,9 @@ func (t *Table) TopicRoute(topic string) (TopicRoute, bool) {
 		if !ok {
 			continue
 		}
-		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: q.ReadQueueNums,
-			WriteQueueNums: q.WriteQueueNums, Perm: q.Perm, TopicSysFlag: q.TopicSysFlag})
+		v := q.vals.Value()
+		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: v.ReadQueueNums,
+			WriteQueueNums: v.WriteQueueNums, Perm: v.Perm, TopicSysFlag: v.TopicSysFlag})
 		route.BrokerDatas = append(route.BrokerDatas, bd)
 	}
 	if len(route.QueueDatas) == 0 {
@@ -272,17 +293,17 @@ func (t *Table) QueuePick(brokerName, topic string) (QueuePick, bool) {
 	return pickOf(t.views.queues[topic], brokerName)
 }
 
-func pickOf(recs map[*Queue]string, brokerName string) (QueuePick, bool) {
-	var best *Queue
-	for q, origin := range recs {
-		if q.BrokerName == brokerName && (best == nil || queueBefore(q, origin, best, recs[best])) {
+func pickOf(recs []*queueRec, brokerName string) (QueuePick, bool) {
+	var best *queueRec
+	for _, q := range recs {
+		if q.onBroker(brokerName) && (best == nil || q.before(best)) {
 			best = q
 		}
 	}
 	if best == nil {
 		return QueuePick{}, false
 	}
-	return QueuePick{Queue: *best, Origin: recs[best]}, true
+	return QueuePick{Queue: *best.queue(), Origin: best.origin.Value()}, true
 }
 
 // Clusters answers the cluster table: every broker name's addresses, and

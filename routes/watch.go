@@ -71,10 +71,10 @@ func (t *Table) WatchTopicRoute(topic string) Watch {
 	defer t.mu.RUnlock()
 	w := Watch{topicKey(topic)}
 	seen := map[string]bool{}
-	for q := range t.views.queues[topic] {
-		if !seen[q.BrokerName] {
-			seen[q.BrokerName] = true
-			w = append(w, brokerKey(q.BrokerName))
+	for _, q := range t.views.queues[topic] {
+		if name := q.brokerName(); !seen[name] {
+			seen[name] = true
+			w = append(w, brokerKey(name))
 		}
 	}
 	return w
@@ -244,9 +244,10 @@ func (v *viewIndex) markRecord(w *watcher, s stored) {
 	case *Broker:
 		w.mark(brokerKey(r.Name))
 		w.mark(WatchClusters[0])
-	case *Queue:
-		w.mark(topicKey(r.Topic))
-		if len(v.queues[r.Topic]) == 0 {
+	case *queueRec:
+		topic := r.topic()
+		w.mark(topicKey(topic))
+		if len(v.queues[topic]) == 0 {
 			w.mark(WatchTopics[0])
 		}
 	case *Mapping:

@@ -17,7 +17,7 @@ import (
 // when its last member of the group leaves. The master's agent leaving, or
 // dying with the master's host, then takes nothing away from the slave's
 // group; and when the master registers again, its own records outrank the
-// copies (routes.Queue.outranks: master over slave, newer DataVersion,
+// copies (routes' queue precedence: master over slave, newer DataVersion,
 // original over copy) and the copies follow them.
 
 // deletedTopicMemory is how long a topic deleted here by an admin command
