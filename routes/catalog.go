@@ -23,7 +23,7 @@ func (t *Table) OriginStats() []OriginStat {
 	t.mu.RLock()
 	out := make([]OriginStat, 0, len(t.origins))
 	for o, st := range t.origins {
-		out = append(out, OriginStat{Origin: o, Inc: st.inc, Seq: st.seq, Records: len(st.live)})
+		out = append(out, OriginStat{Origin: o, Inc: st.inc, Seq: st.seq, Records: st.live.len()})
 	}
 	t.mu.RUnlock()
 	slices.SortFunc(out, func(a, b OriginStat) int { return cmp.Compare(a.Origin, b.Origin) })
@@ -45,9 +45,9 @@ type RuleEntry struct {
 func (t *Table) Rules() []RuleEntry {
 	t.mu.RLock()
 	st := t.origins[RulesOrigin]
-	out := make([]RuleEntry, 0, len(st.live))
-	for k, e := range st.live {
-		out = append(out, RuleEntry{Key: k, Time: e.seq, Writer: st.writer(k), Record: e.rec.record().clone()})
+	out := make([]RuleEntry, 0, st.live.len())
+	for k, e := range st.live.all() {
+		out = append(out, RuleEntry{Key: k, Time: e.seq, Writer: st.writer(k), Record: e.clone()})
 	}
 	t.mu.RUnlock()
 	slices.SortFunc(out, func(a, b RuleEntry) int {

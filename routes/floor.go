@@ -55,7 +55,7 @@ func (t *Table) Admit(origin string, inc uint64) bool {
 	if !ok || st.inc >= inc {
 		return false
 	}
-	had := len(st.live) > 0 || len(st.retired) > 0
+	had := st.live.len() > 0 || len(st.retired) > 0
 	t.retire(origin, st, inc)
 	return had
 }
@@ -69,11 +69,11 @@ func (t *Table) Forget(origin string) {
 }
 
 func (t *Table) dropLocked(origin string, st *originState) {
-	for k, e := range st.live {
-		t.views.unlink(e.rec)
+	for k, e := range st.live.all() {
+		t.views.unlink(e)
 		t.changed(k)
 	}
-	had := len(st.live) > 0 || len(st.retired) > 0
+	had := st.live.len() > 0 || len(st.retired) > 0
 	for k := range st.retired {
 		t.unretire(st, k)
 	}

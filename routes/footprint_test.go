@@ -86,8 +86,8 @@ func TestFootprintPerRecord(t *testing.T) {
 	if _, ok := tbl.TopicRoute("topic-0001"); !ok {
 		t.Fatal("no route")
 	}
-	if per > 260 {
-		t.Fatalf("%.0f bytes per record, want ≤ 260", per)
+	if per > 200 {
+		t.Fatalf("%.0f bytes per record, want ≤ 200", per)
 	}
 	runtime.KeepAlive(tbl)
 }

@@ -18,16 +18,16 @@ const retiredMark = 0x5eed_0f_01d_1ca7e
 // retire starts incarnation inc of origin; the older one's live records
 // join its retired ones, still linked in the views.
 func (t *Table) retire(origin string, st *originState, inc uint64) *originState {
-	next := newOriginState(inc)
+	next := newOriginState(origin, inc)
 	next.retired = st.retired
-	if next.retired == nil && len(st.live) > 0 {
-		next.retired = make(map[string]stored, len(st.live))
+	if next.retired == nil && st.live.len() > 0 {
+		next.retired = make(map[string]*entry, st.live.len())
 	}
-	for k, e := range st.live {
+	for k, e := range st.live.all() {
 		if old, ok := next.retired[k]; ok {
 			t.views.unlink(old)
 		}
-		next.retired[k] = e.rec
+		next.retired[k] = e
 	}
 	t.origins[origin] = next
 	return next

@@ -43,7 +43,7 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 		if key == "" {
 			continue
 		}
-		if e, ok := st.live[key]; ok && e.rec.equal(r) {
+		if e, ok := st.live.get(key); ok && e.equal(r) {
 			continue
 		}
 		rec := r.clone()
@@ -52,7 +52,7 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 		d.Ops = append(d.Ops, op)
 	}
 	for _, key := range deletes {
-		if _, ok := st.live[key]; !ok {
+		if _, ok := st.live.get(key); !ok {
 			continue
 		}
 		op := Op{Key: key, Seq: t.nextRuleTime(), Writer: writer}
@@ -69,11 +69,11 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 func (t *Table) Rule(key string) (Record, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	e, ok := t.origins[RulesOrigin].live[key]
+	e, ok := t.origins[RulesOrigin].live.get(key)
 	if !ok {
 		return Record{}, false
 	}
-	return e.rec.clone(), true
+	return e.clone(), true
 }
 
 // CollectRuleTombstones forgets rule deletes older than RuleTombstoneTTL,
@@ -105,10 +105,10 @@ func (t *Table) KVs(namespace string) map[string]string {
 	defer t.mu.RUnlock()
 	out := map[string]string{}
 	prefix := KVPrefix(namespace)
-	for k, e := range t.origins[RulesOrigin].live {
+	for k, e := range t.origins[RulesOrigin].live.all() {
 		// Keys may hold '/', so the prefix alone could match namespace
 		// "a" key "b/c" for namespace "a/b".
-		if kv := e.rec.record().KV; strings.HasPrefix(k, prefix) && kv != nil && kv.Namespace == namespace {
+		if kv := e.record().KV; strings.HasPrefix(k, prefix) && kv != nil && kv.Namespace == namespace {
 			out[kv.Key] = kv.Value
 		}
 	}

@@ -1,25 +1,41 @@
 package routes
 
+import "unique"
+
 // How a replica keeps a record, compactly: every agent holds the whole
 // cluster's table (100,100 records for 100 brokers × 1000 topics), so each
 // byte per record is paid 100,000 times on every host.
 //
-//   - stored is one interface word pair pointing at the single set field,
-//     not Record's four pointers, three of them nil.
+//   - An entry is one 48-byte object: the key, the seq, the interned
+//     origin and the record. The origin's live set is a table of entry
+//     pointers keyed by the entry's own key (liveset.go), and the view
+//     indexes hold the same pointers (views.go).
+//   - stored is one interface word pair, not Record's six pointers, five
+//     of them nil.
 //   - The set field's name strings (topic, broker name, interface, ...) are
-//     substrings of the record's key, which the table keeps anyway as its
-//     map key, instead of separate copies decoded from the wire.
-//   - The view indexes are keyed by that same pointer (see views.go).
-//   - Queue records, nearly all of a table, are packed further
-//     (queuerec.go).
+//     substrings of the record's key instead of separate copies decoded
+//     from the wire.
+//   - Queue records, nearly all of a table, store nothing but their
+//     interned numbers (queuerec.go).
 
-// stored is a live record as the table keeps it: a *Broker, *queueRec,
-// *URL, *KV, *Znode or *Mapping that the table owns and never changes.
+// entry is a live record of one origin. The table owns it and never
+// changes it: a new write to the key makes a new entry.
+type entry struct {
+	key    string
+	seq    uint64
+	origin unique.Handle[string]
+	rec    stored
+}
+
+// stored is a record as the table keeps it: a *Broker, a queue's
+// unique.Handle[queueVals], a *URL, *KV, *Znode or *Mapping.
 type stored struct{ p any }
 
-// store copies r (valid, with key as its key), held by origin, into
-// table-owned memory whose key components share key's bytes.
-func store(origin, key string, r Record) stored {
+// store copies r, whose key must be key, into table-owned memory whose
+// key components share key's bytes. Every caller holds that: ops from the
+// network are refused unless their record's key is theirs (applyChecked),
+// and local writes take their keys from their records.
+func store(key string, r Record) stored {
 	switch {
 	case r.Broker != nil:
 		b := *r.Broker
@@ -27,7 +43,7 @@ func store(origin, key string, r Record) stored {
 		b.Name = within(key, b.Name, len(brokerPrefix))
 		return stored{&b}
 	case r.Queue != nil:
-		return stored{newQueueRec(origin, key, r.Queue)}
+		return stored{unique.Make(valsOf(r.Queue))}
 	case r.URL != nil:
 		u := *r.URL
 		// url/{interface}/{category}/{url}
@@ -65,14 +81,14 @@ func within(key, s string, at int) string {
 	return s
 }
 
-// record is a view of the stored record; callers must not change it. A
+// record is a view of the entry's record; callers must not change it. A
 // queue record's is built on each call.
-func (s stored) record() Record {
-	switch p := s.p.(type) {
+func (e *entry) record() Record {
+	switch p := e.rec.p.(type) {
 	case *Broker:
 		return Record{Broker: p}
-	case *queueRec:
-		return Record{Queue: p.queue()}
+	case unique.Handle[queueVals]:
+		return Record{Queue: e.queue()}
 	case *URL:
 		return Record{URL: p}
 	case *KV:
@@ -85,17 +101,17 @@ func (s stored) record() Record {
 	return Record{}
 }
 
-func (s stored) equal(r Record) bool {
-	if q, ok := s.p.(*queueRec); ok {
-		return r.Queue != nil && q.equal(r.Queue)
+func (e *entry) equal(r Record) bool {
+	if v, ok := e.rec.p.(unique.Handle[queueVals]); ok {
+		return r.Queue != nil && hasQueueKey(e.key, r.Queue.BrokerName, r.Queue.Topic) && v.Value() == valsOf(r.Queue)
 	}
-	return s.record().equal(r)
+	return e.record().equal(r)
 }
 
 // clone is a copy the caller owns.
-func (s stored) clone() Record {
-	if q, ok := s.p.(*queueRec); ok {
-		return Record{Queue: q.queue()}
+func (e *entry) clone() Record {
+	if _, ok := e.rec.p.(unique.Handle[queueVals]); ok {
+		return Record{Queue: e.queue()}
 	}
-	return s.record().clone()
+	return e.record().clone()
 }

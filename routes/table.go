@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/hashicorp/serf/serf"
 )
@@ -53,15 +54,6 @@ type Result struct {
 	Invalid int // malformed: wrong key, not exactly one field, bad names
 }
 
-// entry is a live record. Its writer (the agent that wrote a rule, which
-// breaks ties between rules written at the same time) is kept apart, in
-// originState.writers: only rules have one, and a field here cost every
-// record of every origin 16 bytes of map slot (~2 MB per 100,000).
-type entry struct {
-	seq uint64
-	rec stored
-}
-
 type tomb struct {
 	seq    uint64
 	writer string
@@ -75,26 +67,31 @@ func newer(seq uint64, writer string, thanSeq uint64, thanWriter string) bool {
 }
 
 type originState struct {
-	inc uint64
+	name unique.Handle[string] // every entry's origin
+	inc  uint64
 	// retired are the previous incarnation's records, still served (still
 	// linked in the views) until this incarnation writes their key or its
 	// own snapshot arrives: a restarted agent republishes what it carried,
 	// and peers must go from the old records to the new without a moment
 	// holding neither (retire.go).
-	retired map[string]stored
+	retired map[string]*entry
 	seq     uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
 	floor   uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
 	hash    uint64
-	live    map[string]entry
+	live    liveSet
 	tombs   map[string]tomb
-	writers map[string]string // live keys' non-empty writers; nil until one
+	// writers are live keys' non-empty writers (the agent that wrote a
+	// rule, which breaks ties between rules written at the same time); nil
+	// until one. Only rules have one, and a field in every entry would cost
+	// every record of every origin 16 bytes.
+	writers map[string]string
 }
 
 // writer is the writer of live key k, "" if none.
 func (st *originState) writer(k string) string { return st.writers[k] }
 
-func newOriginState(inc uint64) *originState {
-	return &originState{inc: inc, live: map[string]entry{}, tombs: map[string]tomb{}}
+func newOriginState(origin string, inc uint64) *originState {
+	return &originState{name: unique.Make(origin), inc: inc, tombs: map[string]tomb{}}
 }
 
 // Table is the replicated route table of one agent.
@@ -122,8 +119,8 @@ type Table struct {
 func NewTable(local string, inc uint64) *Table {
 	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now,
 		floors: map[string]uint64{}}
-	t.origins[local] = newOriginState(inc)
-	t.origins[RulesOrigin] = newOriginState(0)
+	t.origins[local] = newOriginState(local, inc)
+	t.origins[RulesOrigin] = newOriginState(RulesOrigin, 0)
 	t.watch.init()
 	t.views.watch = &t.watch
 	return t
@@ -145,7 +142,7 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 		if key == "" {
 			continue
 		}
-		if e, ok := st.live[key]; ok && e.rec.equal(r) {
+		if e, ok := st.live.get(key); ok && e.equal(r) {
 			continue
 		}
 		rec := r.clone()
@@ -154,7 +151,7 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 		d.Ops = append(d.Ops, op)
 	}
 	for _, key := range deletes {
-		if _, ok := st.live[key]; !ok {
+		if _, ok := st.live.get(key); !ok {
 			continue
 		}
 		op := Op{Key: key, Seq: st.seq + 1}
@@ -171,11 +168,11 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 func (t *Table) LocalRecord(key string) (Record, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	e, ok := t.origins[t.local].live[key]
+	e, ok := t.origins[t.local].live.get(key)
 	if !ok {
 		return Record{}, false
 	}
-	return e.rec.clone(), true
+	return e.clone(), true
 }
 
 // LocalRecords returns this agent's own records whose key starts with prefix.
@@ -183,9 +180,9 @@ func (t *Table) LocalRecords(prefix string) []Record {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	var out []Record
-	for k, e := range t.origins[t.local].live {
+	for k, e := range t.origins[t.local].live.all() {
 		if strings.HasPrefix(k, prefix) {
-			out = append(out, e.rec.clone())
+			out = append(out, e.clone())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
@@ -239,11 +236,15 @@ func (t *Table) Merge(s Snapshot) Result {
 		t.countOp(&res, t.applyChecked(s.Origin, st, op, !s.Authoritative))
 	}
 	if s.Authoritative {
-		for k, e := range st.live {
+		var gone []string // the live set must not change while it is read
+		for k, e := range st.live.all() {
 			if !listed[k] && e.seq <= s.Seq && s.Covers(k) {
-				t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})
-				res.Applied++
+				gone = append(gone, k)
 			}
+		}
+		for _, k := range gone {
+			t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})
+			res.Applied++
 		}
 		st.floor = max(st.floor, s.Seq)
 		// The origin's word on this incarnation: what it did not
@@ -271,9 +272,9 @@ func (t *Table) Snapshot(origin string) (Snapshot, bool) {
 		return Snapshot{}, false
 	}
 	s := Snapshot{Origin: origin, Inc: st.inc, Seq: st.seq, Authoritative: origin == t.local,
-		Ops: make([]Op, 0, len(st.live)+len(st.tombs))}
-	for k, e := range st.live {
-		rec := e.rec.clone()
+		Ops: make([]Op, 0, st.live.len()+len(st.tombs))}
+	for k, e := range st.live.all() {
+		rec := e.clone()
 		s.Ops = append(s.Ops, Op{Key: k, Seq: e.seq, Rec: &rec, Writer: st.writer(k)})
 	}
 	for k, tb := range st.tombs {
@@ -309,7 +310,7 @@ func (t *Table) stateFor(origin string, inc uint64, res *Result, n int) *originS
 	st, ok := t.origins[origin]
 	switch {
 	case !ok:
-		st = newOriginState(inc)
+		st = newOriginState(origin, inc)
 		t.origins[origin] = st
 	case inc < st.inc:
 		res.Stale += n
@@ -355,7 +356,7 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 	if useFloor && op.Seq <= st.floor {
 		return opStale
 	}
-	if e, ok := st.live[op.Key]; ok && !newer(op.Seq, op.Writer, e.seq, st.writer(op.Key)) {
+	if e, ok := st.live.get(op.Key); ok && !newer(op.Seq, op.Writer, e.seq, st.writer(op.Key)) {
 		st.seq = max(st.seq, op.Seq)
 		return opStale
 	}
@@ -369,18 +370,18 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 
 // applyOp writes an op known to be newest for its key.
 func (t *Table) applyOp(origin string, st *originState, op Op) {
-	if old, ok := st.live[op.Key]; ok {
+	if old, ok := st.live.get(op.Key); ok {
 		st.hash ^= pairHash(op.Key, st.writer(op.Key), old.seq)
-		t.views.unlink(old.rec)
-		delete(st.live, op.Key)
+		t.views.unlink(old)
+		st.live.del(op.Key)
 		delete(st.writers, op.Key)
 		t.changed(op.Key)
 	}
 	delete(st.tombs, op.Key)
 	t.unretire(st, op.Key)
 	if op.Rec != nil {
-		rec := store(origin, op.Key, *op.Rec)
-		st.live[op.Key] = entry{seq: op.Seq, rec: rec}
+		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec)}
+		st.live.put(e)
 		if op.Writer != "" {
 			if st.writers == nil {
 				st.writers = map[string]string{}
@@ -388,7 +389,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 			st.writers[op.Key] = op.Writer
 		}
 		st.hash ^= pairHash(op.Key, op.Writer, op.Seq)
-		t.views.link(origin, rec)
+		t.views.link(e)
 		t.changed(op.Key)
 	} else {
 		st.tombs[op.Key] = tomb{seq: op.Seq, writer: op.Writer, at: t.now()}
@@ -421,7 +422,7 @@ func (t *Table) Len() (origins, records int) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, st := range t.origins {
-		records += len(st.live)
+		records += st.live.len()
 	}
 	return len(t.origins), records
 }

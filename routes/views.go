@@ -59,10 +59,10 @@ type ClusterInfo struct {
 // to the table's own record pointers, and each pointer to the origin that
 // holds it (an interned string, shared by all of its records): a pointer
 // key is 8 bytes where an (origin, key) pair was 32, for every record.
-// Queue records carry their origin (queuerec.go), so a topic's are a list
-// of pointers: 8 bytes a record where a map slot was 24 and its slack.
+// Queue records are lists of their entries, which carry their origin
+// (queuerec.go): 8 bytes a record where a map slot was 24 and its slack.
 type viewIndex struct {
-	queues   map[string][]*queueRec         // topic
+	queues   map[string][]*entry            // topic
 	brokers  map[string]map[*Broker]string  // broker name
 	urls     map[string]map[*URL]string     // interface
 	mappings map[string]map[*Mapping]string // topic
@@ -71,19 +71,19 @@ type viewIndex struct {
 }
 
 func newViewIndex() viewIndex {
-	return viewIndex{queues: map[string][]*queueRec{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
+	return viewIndex{queues: map[string][]*entry{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
 		mappings: map[string]map[*Mapping]string{}}
 }
 
-func (v *viewIndex) link(origin string, s stored) {
-	origin = unique.Make(origin).Value()
-	v.markRecord(v.watch, s)
-	switch r := s.p.(type) {
+func (v *viewIndex) link(e *entry) {
+	origin := e.origin.Value()
+	v.markRecord(v.watch, e)
+	switch r := e.rec.p.(type) {
 	case *Broker:
 		addTo(v.brokers, r.Name, r, origin)
-	case *queueRec:
-		topic := r.topic()
-		v.queues[topic] = append(v.queues[topic], r)
+	case unique.Handle[queueVals]:
+		topic := e.topic()
+		v.queues[topic] = append(v.queues[topic], e)
 	case *URL:
 		addTo(v.urls, r.Interface, r, origin)
 	case *Mapping:
@@ -91,18 +91,18 @@ func (v *viewIndex) link(origin string, s stored) {
 	}
 }
 
-func (v *viewIndex) unlink(s stored) {
-	switch r := s.p.(type) {
+func (v *viewIndex) unlink(e *entry) {
+	switch r := e.rec.p.(type) {
 	case *Broker:
 		removeFrom(v.brokers, r.Name, r)
-	case *queueRec:
-		removeQueue(v.queues, r)
+	case unique.Handle[queueVals]:
+		removeQueue(v.queues, e)
 	case *URL:
 		removeFrom(v.urls, r.Interface, r)
 	case *Mapping:
 		removeFrom(v.mappings, r.Topic, r)
 	}
-	v.markRecord(v.watch, s)
+	v.markRecord(v.watch, e)
 }
 
 func addTo[T any](m map[string]map[*T]string, name string, k *T, origin string) {
@@ -127,7 +127,7 @@ func removeFrom[T any](m map[string]map[*T]string, name string, k *T) {
 // nothing, so the last record takes its place; a list that has shrunk to
 // a quarter of its array moves to a smaller one, so a topic that once had
 // many records does not keep their room.
-func removeQueue(m map[string][]*queueRec, q *queueRec) {
+func removeQueue(m map[string][]*entry, q *entry) {
 	topic := q.topic()
 	recs := m[topic]
 	for i, r := range recs {
@@ -142,7 +142,7 @@ func removeQueue(m map[string][]*queueRec, q *queueRec) {
 		case len(recs) == 0:
 			delete(m, topic)
 		case cap(recs) > 8 && len(recs) <= cap(recs)/4:
-			m[topic] = append([]*queueRec(nil), recs...)
+			m[topic] = append([]*entry(nil), recs...)
 		default:
 			m[topic] = recs
 		}
@@ -208,8 +208,8 @@ func (v *viewIndex) brokerData(name string) (BrokerData, bool) {
 
 // bestQueues picks, among one topic's queue records, the one routes
 // answer with per broker name (queueRec.before).
-func bestQueues(recs []*queueRec) map[string]*queueRec {
-	best := make(map[string]*queueRec, len(recs))
+func bestQueues(recs []*entry) map[string]*entry {
+	best := make(map[string]*entry, len(recs))
 	for _, q := range recs {
 		name := q.brokerName()
 		if prev, dup := best[name]; dup && !q.before(prev) {
@@ -232,7 +232,7 @@ func (t *Table) TopicRoute(topic string) (TopicRoute, bool) {
 		if !ok {
 			continue
 		}
-		v := q.vals.Value()
+		v := q.vals().Value()
 		route.QueueDatas = append(route.QueueDatas, QueueData{BrokerName: name, ReadQueueNums: v.ReadQueueNums,
 			WriteQueueNums: v.WriteQueueNums, Perm: v.Perm, TopicSysFlag: v.TopicSysFlag})
 		route.BrokerDatas = append(route.BrokerDatas, bd)
@@ -293,8 +293,8 @@ func (t *Table) QueuePick(brokerName, topic string) (QueuePick, bool) {
 	return pickOf(t.views.queues[topic], brokerName)
 }
 
-func pickOf(recs []*queueRec, brokerName string) (QueuePick, bool) {
-	var best *queueRec
+func pickOf(recs []*entry, brokerName string) (QueuePick, bool) {
+	var best *entry
 	for _, q := range recs {
 		if q.onBroker(brokerName) && (best == nil || q.before(best)) {
 			best = q

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"reflect"
 	"sync"
+	"unique"
 )
 
 // The table's index, and per-view indexes for blocking queries.
@@ -239,13 +240,13 @@ func (t *Table) Touch() {
 // the views changes. For a link it runs before the record is added, for an
 // unlink after it is removed, so an absent list entry means the name
 // appears or disappears from the topic or service list.
-func (v *viewIndex) markRecord(w *watcher, s stored) {
-	switch r := s.p.(type) {
+func (v *viewIndex) markRecord(w *watcher, e *entry) {
+	switch r := e.rec.p.(type) {
 	case *Broker:
 		w.mark(brokerKey(r.Name))
 		w.mark(WatchClusters[0])
-	case *queueRec:
-		topic := r.topic()
+	case unique.Handle[queueVals]:
+		topic := e.topic()
 		w.mark(topicKey(topic))
 		if len(v.queues[topic]) == 0 {
 			w.mark(WatchTopics[0])

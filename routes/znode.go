@@ -89,8 +89,8 @@ func (t *Table) Holders(key string) []Held {
 	defer t.mu.RUnlock()
 	var out []Held
 	for o, st := range t.origins {
-		if e, ok := st.live[key]; ok {
-			out = append(out, Held{Origin: o, Rec: e.rec.clone()})
+		if e, ok := st.live.get(key); ok {
+			out = append(out, Held{Origin: o, Rec: e.clone()})
 		}
 	}
 	return out
@@ -101,9 +101,9 @@ func (t *Table) RulesWithPrefix(prefix string) []Held {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	var out []Held
-	for k, e := range t.origins[RulesOrigin].live {
+	for k, e := range t.origins[RulesOrigin].live.all() {
 		if strings.HasPrefix(k, prefix) {
-			out = append(out, Held{Origin: RulesOrigin, Rec: e.rec.clone()})
+			out = append(out, Held{Origin: RulesOrigin, Rec: e.clone()})
 		}
 	}
 	return out
@@ -117,7 +117,7 @@ func (t *Table) Keys(prefix string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, st := range t.origins {
-		for k := range st.live {
+		for k := range st.live.all() {
 			if strings.HasPrefix(k, prefix) && !seen[k] {
 				seen[k] = true
 				out = append(out, k)
