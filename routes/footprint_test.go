@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"testing"
 )
 
@@ -54,12 +55,20 @@ func liveHeap() uint64 {
 // and, apart, the marginal cost (a 10-origin table less a 1-origin one,
 // per record of the difference), which leaves out what a table costs
 // whatever its size (the watch slots, 512 KiB). NAMECAST_HEAPPROFILE=file
-// writes a heap profile of the table for go tool pprof.
+// writes a heap profile of the table for go tool pprof;
+// NAMECAST_FOOTPRINT_BROKERS=500 measures 500 origins instead of 10.
 func TestFootprintPerRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 11,011 records")
 	}
-	const brokers, topics = 10, 1000
+	brokers, topics := 10, 1000
+	if s := os.Getenv("NAMECAST_FOOTPRINT_BROKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 2 {
+			t.Fatalf("NAMECAST_FOOTPRINT_BROKERS=%q: want a number of origins, at least 2", s)
+		}
+		brokers = n
+	}
 	if os.Getenv("NAMECAST_HEAPPROFILE") != "" {
 		runtime.MemProfileRate = 1
 	}
@@ -82,7 +91,7 @@ func TestFootprintPerRecord(t *testing.T) {
 	_, records := tbl.Len()
 	per := float64(after-before) / float64(records)
 	marginal := (float64(after-before) - float64(withOne-base)) / float64(records-records/brokers)
-	t.Logf("%d records: %.0f bytes of live heap per record, %.0f marginal", records, per, marginal)
+	t.Logf("%d records: %.1f MB of live heap, %.0f bytes per record, %.0f marginal", records, float64(after-before)/1e6, per, marginal)
 	if _, ok := tbl.TopicRoute("topic-0001"); !ok {
 		t.Fatal("no route")
 	}
