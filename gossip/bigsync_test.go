@@ -34,7 +34,7 @@ func TestLargeOriginSyncs(t *testing.T) {
 	// Set before any peer can pull; read by the sending goroutine only.
 	var largest atomic.Int64
 	gs[0].sentReliable = func(msg []byte) {
-		if msg[0] == msgSnapshots && int64(len(msg)) > largest.Load() {
+		if (msg[0] == msgSnapshots || msg[0] == msgParts) && int64(len(msg)) > largest.Load() {
 			largest.Store(int64(len(msg)))
 		}
 	}

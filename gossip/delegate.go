@@ -93,7 +93,7 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			g.malformed("pull")
 			return
 		}
-		g.submit(func() { g.sendSnapshots(p.From, p.Origins) })
+		g.submit(func() { g.sendSnapshots(p.From, p.Origins, p.Bin >= 1) })
 	case msgSnapshots:
 		var s snapshots
 		if decode(buf, &s) != nil {
@@ -101,6 +101,8 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			return
 		}
 		g.mergeSnapshots(s)
+	case msgParts:
+		g.handleParts(buf)
 	case msgLeaving:
 		var l leaving
 		if decode(buf, &l) != nil {

@@ -32,10 +32,15 @@
 //     (from that peer) or has diverged on (from the origin itself). A
 //     snapshot over 1 MiB goes in parts covering consecutive key ranges,
 //     each merged on its own, so an origin of any size can be synced
-//     (memberlist refuses a message over 20 MiB). Pulls
-//     wait a short grace first, since a gap seen while a change is still
-//     spreading usually closes by itself. memberlist's push/pull carries the
-//     same digests, so a joining agent syncs at once.
+//     (memberlist refuses a message over 20 MiB). Parts go in routes'
+//     binary encoding to pullers that ask for it, in JSON to older ones
+//     (parts.go). Pulls wait a short grace first, since a gap seen while a
+//     change is still spreading usually closes by itself. memberlist's
+//     push/pull carries the same digests, so a joining agent syncs at
+//     once: it pulls without the grace, each of the largest origins from
+//     the origin itself, so several members encode its table at once. An
+//     origin being pulled is left out of the digests we send, since its
+//     entry is partial until every part has arrived.
 //  4. An agent that finds its own name at a higher incarnation in a peer's
 //     digest (a previous run whose clock was ahead) takes the next
 //     incarnation above it and announces itself, as memberlist refutes for

@@ -31,6 +31,12 @@ func FuzzNotifyMsg(f *testing.F) {
 	f.Add(encode(msgDigest, digestMsg{From: "peer", Digest: routes.Digest{"peer": {Inc: 1, Seq: 3, Hash: 7}}, Reply: true}))
 	f.Add(encode(msgPull, pull{From: "peer", Origins: []string{"peer", "me"}}))
 	f.Add(encode(msgSnapshots, snapshots{From: "peer", Snaps: []routes.Snapshot{{Origin: "peer", Inc: 1, Seq: 1, Authoritative: true}}}))
+	f.Add(encode(msgPull, pull{From: "peer", Origins: []string{"peer"}, Bin: routes.BinaryVersion}))
+	w := newPartsWriter("peer", func(msg []byte) { f.Add(append([]byte(nil), msg...)) })
+	snap := routes.Snapshot{Origin: "peer", Inc: 1, Seq: 2, Authoritative: true, Ops: []routes.Op{{Key: rec.Key(), Seq: 1, Rec: &rec}, {Key: "queue/b/U", Seq: 2}}}
+	snap.EncodeBinaryParts(1<<10, w.add)
+	w.flush()
+	f.Add([]byte{msgParts, routes.BinaryVersion, 4, 'p', 'e', 'e', 'r', 200})
 	f.Add(encode(msgQuery, queryMsg{ID: "1", From: "peer", Name: "keyring"}))
 	f.Add([]byte{msgOps, '{', '"', 'o'})
 	f.Add([]byte{0xff})

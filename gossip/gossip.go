@@ -59,7 +59,10 @@ type Gossip struct {
 	// sentReliable, if set (tests), sees every message sent over TCP.
 	sentReliable func(msg []byte)
 
-	work     chan func()
+	work chan func()
+	// pullNow wakes the pull loop at once for a gap that must not wait
+	// for its tick: a joiner's whole table (see schedulePull).
+	pullNow  chan struct{}
 	checks   chan deathCheck
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -85,7 +88,7 @@ func New(cfg Config) (*Gossip, error) {
 		cfg: cfg, table: cfg.Table, name: cfg.Table.Local(),
 		log: &slogLogger{cfg.Logger}, m: cfg.Metrics, coord: coord,
 		members: map[string]*member{}, down: map[string]struct{}{}, pending: map[string]pendingPull{},
-		work: make(chan func(), 1024), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
+		work: make(chan func(), 1024), pullNow: make(chan struct{}, 1), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
 		push:    budget{rate: pushRate, burst: pushBurst},
 		askJoin: budget{rate: askJoinRate, burst: askJoinBurst},
 	}

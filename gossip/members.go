@@ -188,11 +188,16 @@ const (
 // an alive member, or one whose death is being confirmed. Rules belong to
 // no member and are always live.
 func (g *Gossip) alive(origin string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.aliveLocked(origin)
+}
+
+// aliveLocked is alive for a caller holding g.mu.
+func (g *Gossip) aliveLocked(origin string) bool {
 	if origin == routes.RulesOrigin {
 		return true
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	m := g.members[origin]
 	return m != nil && (m.status == StatusAlive || m.held)
 }

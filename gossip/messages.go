@@ -69,6 +69,11 @@ type digestMsg struct {
 type pull struct {
 	From    string   `json:"f"`
 	Origins []string `json:"o"`
+	// Bin is the highest version of routes' binary part encoding the
+	// puller reads (it reads every version from 1 up): the answer comes
+	// as msgParts in it. Zero, as an agent that predates it sends, asks
+	// for JSON (msgSnapshots).
+	Bin int `json:"b,omitempty"`
 }
 
 type snapshots struct {
