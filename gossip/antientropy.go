@@ -29,7 +29,7 @@ type pendingPull struct {
 
 // pullTimeout is how long a pull may stay unanswered before the gap can be
 // pulled again: a source that died or no longer holds the origin sends
-// nothing back.
+// nothing back. Each part of the answer that arrives restarts it.
 const pullTimeout = 10 * time.Second
 
 func (p pendingPull) inFlight(now time.Time) bool {
@@ -281,7 +281,22 @@ func (g *Gossip) mergeSnapshots(s snapshots) {
 		// (open above) answers the pull, not its first.
 		if snap.Hi == "" {
 			g.pulled(snap.Origin)
+		} else {
+			g.progressed(snap.Origin)
 		}
+	}
+}
+
+// progressed restarts the timeout of a pull whose answer is arriving: a
+// large origin's parts can take longer than pullTimeout in all on a
+// loaded host, and pulling it again while they still flow doubled the
+// work of both sides (the 500 × 1000 table never converged).
+func (g *Gossip) progressed(origin string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p, ok := g.pending[origin]; ok && !p.sent.IsZero() {
+		p.sent = time.Now()
+		g.pending[origin] = p
 	}
 }
 

@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -85,5 +86,38 @@ func TestPullInFlightTimesOutAndChasesNewerTargets(t *testing.T) {
 	p, ok := g.pending["o"]
 	if !ok || !p.sent.IsZero() || p.target != src.Digest()["o"] {
 		t.Fatalf("answer short of the newer target: pending %+v (ok %v)", p, ok)
+	}
+}
+
+// Each part of a split answer restarts the pull's timeout: a large origin
+// whose parts take longer than pullTimeout in all is not pulled again
+// while they still arrive, but one that stops arriving is.
+func TestPullTimeoutRestartsWithEachPart(t *testing.T) {
+	g := newBare(t, "me", "peer", "o")
+	src := routes.NewTable("o", 1)
+	var recs []routes.Record
+	for i := range 200 {
+		recs = append(recs, routes.Record{Queue: &routes.Queue{Topic: fmt.Sprintf("T%03d", i), BrokerName: "b", Perm: 6}})
+	}
+	src.ApplyLocal(recs, nil)
+	snap, _ := src.Snapshot("o")
+	parts, _ := snap.Split(2 << 10)
+	if len(parts) < 3 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	g.compare("peer", src.Digest(), false)
+	start := time.Now()
+	g.pullDue(start.Add(time.Hour)) // past the grace: sent
+	p := g.pending["o"]
+	p.sent = start.Add(-pullTimeout + time.Second) // about to time out
+	g.pending["o"] = p
+	g.mergeSnapshots(snapshots{From: "peer", Snaps: parts[:1]})
+	g.pullDue(time.Now().Add(2 * time.Second))
+	if p, ok := g.pending["o"]; !ok || !p.inFlight(time.Now().Add(2*time.Second)) {
+		t.Fatalf("a pull whose parts are arriving timed out: %+v, %v", p, ok)
+	}
+	g.pullDue(time.Now().Add(pullTimeout + time.Second))
+	if _, ok := g.pending["o"]; ok {
+		t.Fatal("a pull whose parts stopped arriving did not time out")
 	}
 }
