@@ -215,7 +215,7 @@ func (r Record) clone() Record {
 // valid reports whether a record received from the network is one the views
 // can index: one field set, and the key components free of '/'.
 func (r Record) valid() bool {
-	if r.Key() == "" {
+	if r.kinds() != 1 {
 		return false
 	}
 	switch {

@@ -343,7 +343,7 @@ func (t *Table) countOp(res *Result, o opOutcome) {
 // applyChecked validates a remote op, then applies it if it is newer than
 // what the table holds for its key (and, with useFloor, above the floor).
 func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor bool) opOutcome {
-	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || op.Rec.Key() != op.Key)) || op.Key == "" ||
+	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || !op.Rec.keyIs(op.Key))) || op.Key == "" ||
 		(origin == RulesOrigin) != (op.Writer != "") {
 		return opInvalid
 	}

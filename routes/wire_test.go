@@ -272,3 +272,24 @@ func BenchmarkJoinMerge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeOrigin is a sender's side: one origin of 50 brokers ×
+// 1000 topics, from the table to binary parts.
+func BenchmarkEncodeOrigin(b *testing.B) {
+	origin := NewTable("o", 1)
+	var recs []Record
+	for br := range 50 {
+		name := fmt.Sprintf("broker-%03d", br)
+		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: name, Addr: "127.0.0.1:10911"}})
+		for i := range 1000 {
+			recs = append(recs, queue(name, fmt.Sprintf("topic-%04d", i), 8))
+		}
+	}
+	origin.ApplyLocal(recs, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		snap, _ := origin.Snapshot("o")
+		n := 0
+		snap.EncodeBinaryParts(256<<10, func(p []byte) { n += len(p) })
+	}
+}
