@@ -1,8 +1,8 @@
 // Package memlimit sets the soft memory limit of a process that runs one
 // agent (the namecast binary): --memory-limit.
 //
-// A sidecar's memory is mostly its copy of the cluster's table (~340 B of
-// live heap per record: ~25 MB for 100 brokers × 1000 topics) plus what
+// A sidecar's memory is mostly its copy of the cluster's table (~120 B of
+// live heap per record: ~13 MB for 100 brokers × 1000 topics) plus what
 // the Go runtime lets the heap grow to before it collects: with GOGC=100
 // twice the live heap, and a sync's garbage lands in that headroom. A soft
 // memory limit (runtime/debug.SetMemoryLimit, as GOMEMLIMIT) makes the
@@ -14,10 +14,17 @@
 // about half a core, so the agent is slower, not dead). The table's size
 // is not known in advance, so the default, "auto", follows the live heap:
 // after every collection the limit is set to the runtime's own memory
-// plus the live heap plus a headroom of a quarter of it (at least 8 MiB).
+// plus the live heap plus a headroom of a quarter of it (at least 4 MiB).
 // That is GOGC=25 with a floor: the collector runs after each quarter of
 // the live heap is allocated, which costs CPU only while the agent
 // allocates (a sync, a burst of changes); an idle agent allocates little.
+//
+// The floor sets what a small table pays in collections. At 4 MiB a
+// joiner syncing 100,100 records (13.5 MB live, ~120 MB allocated) runs
+// ~55 collections and ~1.5 s of CPU and ends at 32-34 MB RSS; at 8 MiB,
+// ~27 collections and ~1.1 s, but 34-46 MB, as what a sync holds at its
+// last collection stays under the limit; at 2 MiB the collector runs
+// every megabyte (107-156 collections, 1.6-2.1 s) for no further gain.
 // docs/performance.md has the figures.
 package memlimit
 
@@ -37,7 +44,7 @@ import (
 const Default = "auto"
 
 // MinHeadroom is the least headroom "auto" leaves above the live heap.
-const MinHeadroom = 8 << 20
+const MinHeadroom = 4 << 20
 
 // Parse reads a --memory-limit value: "auto", "off", or a size with an
 // optional unit (B, KiB, MiB, GiB; KB, MB, GB as their binary multiples,
@@ -99,7 +106,7 @@ func Apply(spec string) (desc string, stop func(), err error) {
 	}
 	var stopped atomic.Bool
 	follow(&stopped)
-	return "auto: live heap + max(8 MiB, live/4)", func() { stopped.Store(true) }, nil
+	return "auto: live heap + max(4 MiB, live/4)", func() { stopped.Store(true) }, nil
 }
 
 // sentinel is garbage at once; its finalizer runs after the collection

@@ -58,7 +58,7 @@ func TestAutoFollowsTheLiveHeap(t *testing.T) {
 		live[i] = make([]byte, 1<<20)
 	}
 	// 40 MiB more live: raised by that plus the headroom (a quarter of
-	// the live heap, at least 8 MiB), give or take the test's own garbage.
+	// the live heap, at least 4 MiB), give or take the test's own garbage.
 	big := limitWhen("raised by ~50 MiB", func(l int64) bool { return l-small >= 40<<20 })
 	runtime.KeepAlive(live)
 	if big-small > 64<<20 {
