@@ -39,8 +39,14 @@ func (a *Agent) incarnation() (uint64, error) {
 }
 
 // writeFileAtomic writes then renames, so a crash leaves the old file or
-// the new one, never half of one.
-func writeFileAtomic(path string, data []byte) error {
+// the new one, never half of one, and syncs it first, so a host crash
+// does too.
+func writeFileAtomic(path string, data []byte) error { return replaceFile(path, data, true) }
+
+// replaceFile writes then renames; it syncs the data first when sync is
+// set. Without, the process's crash still leaves the old file or the new
+// one; a host crash may leave either, or an empty file.
+func replaceFile(path string, data []byte, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -50,9 +56,11 @@ func writeFileAtomic(path string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

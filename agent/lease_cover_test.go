@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/internal/testutil"
 )
@@ -34,9 +34,9 @@ func TestRestartKeepsWithdrawnRecordUnderAnotherLeaseGone(t *testing.T) {
 			t.Fatalf("register %s: %d", u, status)
 		}
 	}
-	file := filepath.Join(dir, "agent-0", "leases.json")
+	data := filepath.Join(dir, "agent-0")
 	testutil.Eventually(t, 10*time.Second, func() error {
-		ids, err := savedLeaseIDs(file)
+		ids, err := savedLeaseIDs(data)
 		if err != nil {
 			return err
 		}
@@ -48,14 +48,9 @@ func TestRestartKeepsWithdrawnRecordUnderAnotherLeaseGone(t *testing.T) {
 	if status, _ := call(t, "DELETE", addr, "/v1/urls?url="+url.QueryEscape(long), nil, nil); status != http.StatusOK {
 		t.Fatalf("unregister %s: %d", long, status)
 	}
-	atDelete, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	atDelete := readFiles(t, data, "leases.json", "leases.log")
 	c.Crash(0)
-	if err := os.WriteFile(file, atDelete, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, data, atDelete)
 	c.Restart(0)
 	got := urlsOf(t, c.Agent(0).HTTPAddr(), iface)
 	if len(got) != 1 || !strings.HasSuffix(got[0], "v=1") {
@@ -63,24 +58,46 @@ func TestRestartKeepsWithdrawnRecordUnderAnotherLeaseGone(t *testing.T) {
 	}
 }
 
-// savedLeaseIDs lists the ids of the leases in a leases.json.
-func savedLeaseIDs(file string) ([]string, error) {
-	b, err := os.ReadFile(file)
+// savedLeaseIDs lists the ids of the leases a restart from data dir dir
+// would restore.
+func savedLeaseIDs(dir string) ([]string, error) {
+	saved, err := agent.SavedLeases(dir)
 	if err != nil {
 		return nil, err
 	}
-	var body struct {
-		Leases []struct {
-			ID string `json:"id"`
-		} `json:"leases"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil {
-		return nil, err
-	}
 	var ids []string
-	for _, l := range body.Leases {
-		ids = append(ids, l.ID)
+	for id := range saved {
+		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// readFiles reads the named files of dir, absent ones as nil.
+func readFiles(t *testing.T, dir string, names ...string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// writeFiles puts back what readFiles read, removing the absent ones.
+func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	for n, b := range files {
+		p := filepath.Join(dir, n)
+		if b == nil {
+			_ = os.Remove(p)
+			continue
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,108 +14,246 @@ import (
 )
 
 // leasesFile keeps the leases and their records across restarts (package
-// lease explains the mechanism).
+// lease explains the mechanism; leaselog.go how they are written).
 const leasesFile = "leases.json"
 
 const (
-	// leaseSaveDelay coalesces bursts of changes into one write.
+	// leaseSaveDelay coalesces bursts of lazy changes into one write.
 	leaseSaveDelay = 100 * time.Millisecond
 	// leaseSlack is how stale a saved deadline may get before a refresh
 	// alone causes a write: brokers heartbeat every second.
 	leaseSlack = 5 * time.Second
+	// minCompact is the log size below which it is never folded into
+	// the snapshot.
+	minCompact = 1 << 20
 )
 
+// savedLease is a lease with its records, as restoreLeases reads them.
 type savedLease struct {
 	lease.Lease
 	Records []routes.Record `json:"records"`
 }
 
+// leaseFileBody is leases.json: every lease as of log entry Seq, saved
+// during boot Boot of the host.
 type leaseFileBody struct {
+	Boot   string      `json:"boot,omitempty"`
+	Seq    uint64      `json:"seq,omitempty"`
+	Leases []leaseBody `json:"leases"`
+}
+
+type leaseFileRead struct {
+	Boot   string       `json:"boot,omitempty"`
+	Seq    uint64       `json:"seq,omitempty"`
 	Leases []savedLease `json:"leases"`
+}
+
+// savedState is what the files hold of one lease: its deadline, and a
+// hash of its records as of our origin's seq.
+type savedState struct {
+	deadline time.Time
+	seq      uint64
+	hash     uint64
 }
 
 // leaseStore is the agent's lease table and its persistence. Without a
 // data dir it only keeps the table (nothing survives a restart anyway).
 type leaseStore struct {
 	mu       sync.Mutex
-	path     string // "" without a data dir
+	dir      string // "" without a data dir
 	m        map[string]lease.Lease
-	saved    map[string]time.Time // lease key -> deadline in the file
+	saved    map[string]savedState // by lease key: what the files hold
+	lazy     map[string]bool       // leases whose deadline or state waits for the saver
 	restored map[string][]lease.Lease
 	claimed  map[string]bool
-	frozen   bool // shutting down: the file stays as it is
+	frozen   bool // shutting down: the files stay as they are
 	dirty    chan struct{}
-	// gen counts the changes a client must not see acknowledged before
-	// they are in the file (a lease added, dropped or covering other
-	// keys); savedGen and savedSeq are the gen and our origin's seq (every
-	// change of our records advances it) that the file reflects.
-	gen, savedGen, savedSeq uint64
 
-	saveMu sync.Mutex // one write at a time
+	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
+	log      *leaseLog  // nil until restoreLeases opened it
+	snapSize int64      // leases.json's size when last written
 }
 
 func leaseKey(door, id string) string { return door + "\x00" + id }
 
 func newLeaseStore(dataDir string) *leaseStore {
-	ls := &leaseStore{m: map[string]lease.Lease{}, saved: map[string]time.Time{},
+	return &leaseStore{dir: dataDir, m: map[string]lease.Lease{}, saved: map[string]savedState{}, lazy: map[string]bool{},
 		restored: map[string][]lease.Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1)}
-	if dataDir != "" {
-		ls.path = filepath.Join(dataDir, leasesFile)
-	}
-	return ls
 }
 
 // PutLease records or refreshes a lease (package lease, step 1). A new
-// lease, one covering other keys, or any change of our records since the
-// last save is written before PutLease returns, so that what the door then
-// acknowledges survives a crash (kill -9 right after a registration's
-// answer restores it): the door calls it after applying the records. A
-// refresh of the deadline or state alone is saved lazily.
+// lease, one covering other keys, or one whose records changed since it
+// was saved is written before PutLease returns, so that what the door
+// then acknowledges survives the agent's crash (kill -9 right after a
+// registration's answer restores it): the door calls it after applying
+// the records. A refresh of the deadline or state alone is saved lazily.
 func (a *Agent) PutLease(l lease.Lease) {
 	ls := a.leases
-	ls.mu.Lock()
 	k := leaseKey(l.Door, l.ID)
+	ls.mu.Lock()
 	old, had := ls.m[k]
 	ls.m[k] = l
-	if ls.path == "" || ls.frozen {
+	if ls.dir == "" || ls.frozen {
 		ls.mu.Unlock()
 		return
 	}
-	if !had || !old.SameCover(l) {
-		ls.gen++
-	}
-	gen, savedGen, savedSeq := ls.gen, ls.savedGen, ls.savedSeq
-	onlyDeadline := had && old.SameButDeadline(l)
-	savedAt, inFile := ls.saved[k]
+	sv, inFile := ls.saved[k]
 	ls.mu.Unlock()
-	if seq := a.localSeq(); gen > savedGen || seq > savedSeq {
-		a.saveLeasesThrough(gen, seq)
+	cover := !inFile || !had || !old.SameCover(l)
+	if cover || a.localSeq() > sv.seq {
+		// New, other keys, or some record of ours changed since the
+		// lease was written, maybe one of its own: written now unless
+		// its records turn out the same.
+		if a.writeLease(k, cover) {
+			return
+		}
+		ls.mu.Lock()
+		sv = ls.saved[k]
+		ls.mu.Unlock()
+	}
+	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < leaseSlack {
 		return
 	}
-	if onlyDeadline && inFile && l.Deadline.Sub(savedAt).Abs() < leaseSlack {
-		return
-	}
+	ls.mu.Lock()
+	ls.lazy[k] = true
+	ls.mu.Unlock()
 	select {
 	case ls.dirty <- struct{}{}:
 	default:
 	}
 }
 
-// DropLease forgets a lease; when the file holds it, the file is rewritten
-// before DropLease returns (package lease, step 2).
+// DropLease forgets a lease; when the files hold it, its removal is
+// written before DropLease returns (package lease, step 2).
 func (a *Agent) DropLease(door, id string) {
 	ls := a.leases
-	ls.mu.Lock()
 	k := leaseKey(door, id)
+	ls.mu.Lock()
 	delete(ls.m, k)
+	delete(ls.lazy, k)
 	_, inFile := ls.saved[k]
 	frozen := ls.frozen
-	ls.gen++
-	gen := ls.gen
 	ls.mu.Unlock()
-	if inFile && !frozen {
-		a.saveLeasesThrough(gen, 0)
+	if !inFile || frozen {
+		return
 	}
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	_, back := ls.m[k] // put again meanwhile: its own write says so
+	if back || ls.frozen || ls.log == nil {
+		ls.mu.Unlock()
+		return
+	}
+	delete(ls.saved, k)
+	ls.mu.Unlock()
+	a.appendLeaseEntry(logEntry{Drop: &leaseRef{Door: door, ID: id}})
+}
+
+// writeLease appends lease k with its records as they are now. Unless
+// force, it writes nothing when the records hash as they did when last
+// written, and reports whether it wrote.
+func (a *Agent) writeLease(k string, force bool) bool {
+	ls := a.leases
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	l, ok := ls.m[k]
+	sv, inFile := ls.saved[k]
+	stop := !ok || ls.frozen || ls.log == nil
+	ls.mu.Unlock()
+	if stop {
+		return true
+	}
+	// Read before the records, so what is written is at least this seq's.
+	seq := a.localSeq()
+	recs, err := json.Marshal(l.Records(a.table))
+	if err != nil {
+		a.log.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
+		return true
+	}
+	h := hashBytes(recs)
+	if !force && inFile && h == sv.hash {
+		ls.mu.Lock()
+		if _, still := ls.saved[k]; still {
+			ls.saved[k] = savedState{deadline: sv.deadline, seq: seq, hash: h}
+		}
+		ls.mu.Unlock()
+		return false
+	}
+	body, err := json.Marshal(leaseBody{Lease: l, Records: recs})
+	if err == nil && a.appendLeaseEntry(logEntry{Put: body}) {
+		ls.mu.Lock()
+		ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
+		delete(ls.lazy, k)
+		ls.mu.Unlock()
+	}
+	return true
+}
+
+// appendLeaseEntry appends e, folding the log into a new snapshot when
+// it has outgrown it. saveMu held.
+func (a *Agent) appendLeaseEntry(e logEntry) bool {
+	ls := a.leases
+	if err := ls.log.append(e); err != nil {
+		a.log.Error("saving registrations to the data dir failed; a restart may lose them", "path", ls.log.f.Name(), "err", err)
+		return false
+	}
+	if ls.log.size > max(minCompact, 2*ls.snapSize) {
+		a.compactLeases()
+	}
+	return true
+}
+
+// compactLeases writes every lease with its records to leases.json, then
+// empties the log. A crash between the two leaves log entries the
+// snapshot already holds; their seq makes the next replay skip them.
+// saveMu held.
+func (a *Agent) compactLeases() {
+	ls := a.leases
+	ls.mu.Lock()
+	keys := make([]string, 0, len(ls.m))
+	leases := make([]lease.Lease, 0, len(ls.m))
+	for k, l := range ls.m {
+		keys = append(keys, k)
+		leases = append(leases, l)
+	}
+	ls.mu.Unlock()
+	seq := a.localSeq()
+	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, len(leases))}
+	saved := make(map[string]savedState, len(leases))
+	for i, l := range leases {
+		recs, err := json.Marshal(l.Records(a.table))
+		if err != nil {
+			a.log.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
+			continue
+		}
+		body.Leases[i] = leaseBody{Lease: l, Records: recs}
+		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: hashBytes(recs)}
+	}
+	path := filepath.Join(ls.dir, leasesFile)
+	b, err := json.Marshal(body)
+	if err == nil {
+		err = replaceFile(path, b, false)
+	}
+	if err == nil {
+		err = ls.log.reset()
+	}
+	if err != nil {
+		a.log.Error("saving registrations to the data dir failed; a restart may lose them", "path", path, "err", err)
+		return
+	}
+	ls.mu.Lock()
+	ls.saved = saved
+	ls.lazy = map[string]bool{}
+	ls.snapSize = int64(len(b))
+	ls.mu.Unlock()
+}
+
+func hashBytes(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
 
 // localSeq is our origin's seq in the table: it advances with every change
@@ -135,34 +275,92 @@ func (a *Agent) RestoredLeases(door string) []lease.Lease {
 	return out
 }
 
+// readSavedLeases folds leases.json and the log after it into the leases
+// they hold, in the order they were written. good and seq are where the
+// log's intact part ends.
+func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, err error) {
+	var body leaseFileRead
+	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &body); err != nil {
+			return nil, "", 0, 0, fmt.Errorf("%s: %w", leasesFile, err)
+		}
+	case !os.IsNotExist(err):
+		return nil, "", 0, 0, err
+	}
+	entries, good, seq, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	byKey := map[string]int{}
+	for i, sl := range body.Leases {
+		byKey[leaseKey(sl.Door, sl.ID)] = i
+	}
+	leases = body.Leases
+	for _, e := range entries {
+		switch {
+		case e.Put != nil:
+			var sl savedLease
+			if err := json.Unmarshal(e.Put, &sl); err != nil {
+				return nil, "", 0, 0, fmt.Errorf("%s entry %d: %w", leaseLogFile, e.Seq, err)
+			}
+			k := leaseKey(sl.Door, sl.ID)
+			if i, ok := byKey[k]; ok {
+				leases[i] = sl
+			} else {
+				byKey[k] = len(leases)
+				leases = append(leases, sl)
+			}
+		case e.Drop != nil:
+			if i, ok := byKey[leaseKey(e.Drop.Door, e.Drop.ID)]; ok {
+				leases[i].Door = "" // dropped; skipped below
+			}
+		}
+	}
+	out := leases[:0]
+	for _, sl := range leases {
+		if sl.Door != "" {
+			out = append(out, sl)
+		}
+	}
+	return out, body.Boot, good, seq, nil
+}
+
 // restoreLeases republishes, at start and before anything is served, the
 // records of every saved lease that has not expired, under the new
-// incarnation. It returns the delta to publish once gossip runs.
+// incarnation, then writes them as a new snapshot. It returns the delta
+// to publish once gossip runs.
 func (a *Agent) restoreLeases() routes.Delta {
 	ls := a.leases
-	if ls.path == "" {
+	if ls.dir == "" {
 		return routes.Delta{}
 	}
-	b, err := os.ReadFile(ls.path)
+	saved, boot, good, seq, err := readSavedLeases(ls.dir)
 	if err != nil {
-		if !os.IsNotExist(err) {
-			a.log.Warn("cannot read the saved leases; starting without them", "path", ls.path, "err", err)
+		a.log.Warn("saved leases are unreadable; setting them aside", "dir", ls.dir, "err", err)
+		for _, f := range []string{leasesFile, leaseLogFile} {
+			_ = os.Rename(filepath.Join(ls.dir, f), filepath.Join(ls.dir, f+".corrupt"))
 		}
+		saved, good, seq = nil, 0, 0
+	}
+	log, err := openLeaseLog(filepath.Join(ls.dir, leaseLogFile), good, seq)
+	if err != nil {
+		a.log.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
 		return routes.Delta{}
 	}
-	var body leaseFileBody
-	if err := json.Unmarshal(b, &body); err != nil {
-		a.log.Warn("saved leases are unreadable; setting the file aside", "path", ls.path, "err", err)
-		_ = os.Rename(ls.path, ls.path+".corrupt")
-		return routes.Delta{}
-	}
+	rebooted := boot != "" && boot != bootID()
 	now := time.Now()
 	var puts []routes.Record
-	kept, expired := 0, 0
+	kept, expired, gone := 0, 0, 0
 	ls.mu.Lock()
-	for _, sl := range body.Leases {
-		if sl.Expired(now) {
+	for _, sl := range saved {
+		switch {
+		case sl.Expired(now):
 			expired++
+			continue
+		case rebooted && !sl.Deadline.IsZero():
+			gone++
 			continue
 		}
 		kept++
@@ -171,17 +369,19 @@ func (a *Agent) restoreLeases() routes.Delta {
 				puts = append(puts, r)
 			}
 		}
-		k := leaseKey(sl.Door, sl.ID)
-		ls.m[k] = sl.Lease
-		ls.saved[k] = sl.Deadline
+		ls.m[leaseKey(sl.Door, sl.ID)] = sl.Lease
 		ls.restored[sl.Door] = append(ls.restored[sl.Door], sl.Lease)
 	}
 	ls.mu.Unlock()
+	if gone > 0 {
+		a.log.Warn("the host restarted since the registrations were saved: the clients that held them are gone, so they are not restored",
+			"leases", gone)
+	}
 	d, _ := a.table.ApplyLocal(puts, nil)
-	seq := a.localSeq()
-	ls.mu.Lock()
-	ls.savedSeq = seq // the file holds what was just republished
-	ls.mu.Unlock()
+	ls.saveMu.Lock()
+	ls.log = log
+	a.compactLeases()
+	ls.saveMu.Unlock()
 	a.log.Info("restored registrations from the data dir", "leases", kept, "expired", expired, "records", len(d.Ops))
 	return d
 }
@@ -215,7 +415,8 @@ func (a *Agent) dropUnclaimed() {
 	a.apply(nil, deletes)
 }
 
-// saveLeasesLoop writes the leases when they change, coalescing bursts.
+// saveLeasesLoop writes the leases whose deadline or state changed,
+// coalescing bursts.
 func (a *Agent) saveLeasesLoop() {
 	for {
 		select {
@@ -228,69 +429,45 @@ func (a *Agent) saveLeasesLoop() {
 			return
 		case <-time.After(leaseSaveDelay):
 		}
-		a.saveLeases()
+		a.saveLazyLeases()
 	}
 }
 
-// saveLeases writes every lease with the records it covers now.
-func (a *Agent) saveLeases() { a.saveLeasesThrough(^uint64(0), ^uint64(0)) }
-
-// saveLeasesThrough writes every lease with the records it covers now,
-// unless a write that began after lease change gen and record change seq
-// has already been made: callers that queued behind one write share it.
-func (a *Agent) saveLeasesThrough(gen, seq uint64) {
+func (a *Agent) saveLazyLeases() {
 	ls := a.leases
-	if ls.path == "" {
+	ls.mu.Lock()
+	keys := make([]string, 0, len(ls.lazy))
+	for k := range ls.lazy {
+		keys = append(keys, k)
+	}
+	ls.mu.Unlock()
+	for _, k := range keys {
+		a.writeLease(k, true)
+	}
+}
+
+// freezeLeases writes a last snapshot and stops saving: what the doors do
+// while the agent shuts down (closing connections) must not reach the
+// files. forget empties them instead: the agent is leaving for good.
+func (a *Agent) freezeLeases(forget bool) {
+	ls := a.leases
+	if ls == nil || ls.dir == "" {
 		return
 	}
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
-	if ls.frozen || ls.savedGen >= gen && ls.savedSeq >= seq {
-		ls.mu.Unlock()
-		return
-	}
-	body := leaseFileBody{Leases: make([]savedLease, 0, len(ls.m))}
-	saved := make(map[string]time.Time, len(ls.m))
-	for k, l := range ls.m {
-		body.Leases = append(body.Leases, savedLease{Lease: l})
-		saved[k] = l.Deadline
-	}
-	nowGen := ls.gen
-	ls.mu.Unlock()
-	// Read before the records, so the file holds at least this seq's.
-	nowSeq := a.localSeq()
-	for i := range body.Leases {
-		body.Leases[i].Records = body.Leases[i].Lease.Records(a.table)
-	}
-	b, err := json.Marshal(body)
-	if err == nil {
-		err = writeFileAtomic(ls.path, b)
-	}
-	if err != nil {
-		a.log.Error("saving registrations to the data dir failed; a restart may lose them", "path", ls.path, "err", err)
-		return
-	}
-	ls.mu.Lock()
-	ls.saved, ls.savedGen, ls.savedSeq = saved, nowGen, nowSeq
-	ls.mu.Unlock()
-}
-
-// freezeLeases makes a last save and stops saving: what the doors do while
-// the agent shuts down (closing connections) must not reach the file.
-// forget empties the file instead: the agent is leaving for good.
-func (a *Agent) freezeLeases(forget bool) {
-	ls := a.leases
-	if ls == nil || ls.path == "" {
-		return
-	}
 	if forget {
-		ls.mu.Lock()
 		ls.m = map[string]lease.Lease{}
-		ls.mu.Unlock()
 	}
-	a.saveLeases()
-	ls.mu.Lock()
+	frozen := ls.frozen
 	ls.frozen = true
 	ls.mu.Unlock()
+	if frozen || ls.log == nil {
+		return
+	}
+	a.compactLeases()
+	if err := ls.log.close(); err != nil {
+		a.log.Error("closing the lease log", "err", err)
+	}
 }

@@ -1,18 +1,16 @@
 package agent_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
-	"github.com/namecast/namecast/routes"
 )
 
 // A registration acknowledged over the HTTP API is in the data dir when
-// the answer arrives, as is a change of its content: leases.json as it is
+// the answer arrives, as is a change of its content: the data dir as it is
 // then is what a kill -9 right after the answer leaves for the next start.
 // Before, a new registration reached the file only 100 ms later (a kill
 // in between lost it: test/multihost TestKilledAgentRejoinsFromDataDir
@@ -22,7 +20,7 @@ func TestAcknowledgedRegistrationIsDurable(t *testing.T) {
 	dir := t.TempDir()
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
 	addr := c.Agent(0).HTTPAddr()
-	saved := filepath.Join(dir, "agent-0", "leases.json")
+	saved := filepath.Join(dir, "agent-0")
 	for _, topics := range [][]string{{"First"}, {"Second", "Third"}, {"Third"}} {
 		if status, _ := call(t, "PUT", addr, "/v1/brokers", brokerReg("durable", "192.0.2.7:10911", topics...), nil); status != 200 {
 			t.Fatalf("register %v: status %d", topics, status)
@@ -33,24 +31,17 @@ func TestAcknowledgedRegistrationIsDurable(t *testing.T) {
 	}
 }
 
-// savedTopics lists the topics of the queue records in a leases.json.
-func savedTopics(t *testing.T, path string) []string {
+// savedTopics lists the topics of the queue records a restart from data
+// dir dir would restore.
+func savedTopics(t *testing.T, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	saved, err := agent.SavedLeases(dir)
 	if err != nil {
-		return nil // not written yet
-	}
-	var body struct {
-		Leases []struct {
-			Records []routes.Record `json:"records"`
-		} `json:"leases"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: %v", dir, err)
 	}
 	var out []string
-	for _, l := range body.Leases {
-		for _, r := range l.Records {
+	for _, recs := range saved {
+		for _, r := range recs {
 			if r.Queue != nil {
 				out = append(out, r.Queue.Topic)
 			}

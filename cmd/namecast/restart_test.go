@@ -391,7 +391,13 @@ func TestRestartKeepsRoutesOnOtherAgents(t *testing.T) {
 	// Both registrations are in the data dir before the first restart
 	// (each is saved before its answer: agent TestAcknowledgedRegistrationIsDurable).
 	waitUntil(t, 10*time.Second, func() error {
-		saved, err := os.ReadFile(a.dataDir + "/leases.json")
+		// leases.json, or the log of changes since (agent/leaselog.go).
+		snap, err := os.ReadFile(a.dataDir + "/leases.json")
+		if os.IsNotExist(err) {
+			err = nil
+		}
+		log, _ := os.ReadFile(a.dataDir + "/leases.log")
+		saved := append(snap, log...)
 		if err != nil || !bytes.Contains(saved, []byte("broker-r")) || !bytes.Contains(saved, []byte("broker-h")) {
 			return fmt.Errorf("leases not saved yet (%v): %s", err, saved)
 		}
