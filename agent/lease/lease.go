@@ -24,11 +24,12 @@
 //     path separator) that cover them, the deadline past which the door
 //     would withdraw them (zero: until withdrawn), and whatever State it
 //     needs to resume. A new lease, other keys or prefixes, or changed
-//     records are durable when PutLease returns, so that what the client
-//     was told survives a crash; refreshing only the deadline or the state
-//     is cheap (saved lazily, see below).
+//     records are written when PutLease returns, so that what the client
+//     was told survives the agent's crash (not the host's: that ends the
+//     client too); refreshing only the deadline or the state is cheap
+//     (saved lazily, see below).
 //  2. Before it withdraws a client's records, DropLease. The agent then
-//     makes the removal durable before returning, so that a crash right
+//     writes the removal before returning, so that a crash right
 //     after the withdrawal cannot bring the records back at the next start:
 //     a restart never resurrects a registration that was withdrawn or had
 //     expired.
