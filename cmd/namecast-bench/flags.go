@@ -49,6 +49,7 @@ type options struct {
 	p6Loss     float64
 	p6IdleFor  time.Duration
 	p6GOGC     int
+	p6Systems  []string
 }
 
 func defaults() *options {
@@ -58,7 +59,7 @@ func defaults() *options {
 		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
-		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 3, p6IdleFor: 30 * time.Second, p6GOGC: 400,
+		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 3, p6IdleFor: 30 * time.Second, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
 	}
 }
 
@@ -125,6 +126,15 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.p6Loss, "p6-loss", o.p6Loss, "P6 packet loss on every link (0-1)")
 	fs.DurationVar(&o.p6IdleFor, "p6-idle", o.p6IdleFor, "P6 virtual window for idle traffic and CPU")
 	fs.IntVar(&o.p6GOGC, "p6-gogc", o.p6GOGC, "P6 garbage collector target (GOGC) while simulating; memory for CPU")
+	fs.Func("p6-systems", "P6 systems to simulate ("+strings.Join(o.p6Systems, ",")+"): one alone runs a size's two halves in two processes at once; its figures leave the other's side empty", func(s string) error {
+		for _, sys := range strings.Split(s, ",") {
+			if sys != "namecast" && sys != "serf" {
+				return fmt.Errorf("unknown system %q: namecast or serf", sys)
+			}
+		}
+		o.p6Systems = strings.Split(s, ",")
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

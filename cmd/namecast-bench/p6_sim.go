@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,19 +29,24 @@ func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
 			cfg := bench.SimConfig{N: n, Profile: profile, Loss: o.p6Loss, MinDelay: 100 * time.Microsecond, MaxDelay: time.Millisecond,
 				Trials: o.p6Trials, Crashes: o.p6Crashes, IdleFor: o.p6IdleFor, Seed: int64(n), Timeout: 15 * time.Second,
 				Logf: func(f string, a ...any) { bench.Progress(f, a...) }}
-			bench.Progress("  N=%d %s: namecast", n, profile)
-			nc, err := simulate(ctx, &bench.SimNamecast{Profile: profile}, false, cfg)
-			if err != nil {
-				return figs, fmt.Errorf("namecast N=%d: %w", n, err)
+			var nc, sf bench.SimResult
+			if slices.Contains(o.p6Systems, "namecast") {
+				bench.Progress("  N=%d %s: namecast", n, profile)
+				var err error
+				if nc, err = simulate(ctx, &bench.SimNamecast{Profile: profile}, false, cfg); err != nil {
+					return figs, fmt.Errorf("namecast N=%d: %w", n, err)
+				}
+				bench.ReleaseMemory()
 			}
-			bench.ReleaseMemory()
-			bench.Progress("  N=%d %s: serf", n, profile)
-			sf, err := simulate(ctx, &bench.SimSerf{Profile: profile}, true, cfg)
-			if err != nil {
-				return figs, fmt.Errorf("serf N=%d: %w", n, err)
+			if slices.Contains(o.p6Systems, "serf") {
+				bench.Progress("  N=%d %s: serf", n, profile)
+				var err error
+				if sf, err = simulate(ctx, &bench.SimSerf{Profile: profile}, true, cfg); err != nil {
+					return figs, fmt.Errorf("serf N=%d: %w", n, err)
+				}
+				bench.ReleaseMemory()
 			}
-			bench.ReleaseMemory()
-			figs = append(figs, p6Figures(cfg, o.p6Loss, nc, sf)...)
+			figs = append(figs, p6Figures(cfg, o.p6Loss, nc, sf, len(o.p6Systems) == 2)...)
 		}
 	}
 	return figs, nil
@@ -91,7 +97,9 @@ func simulate(ctx context.Context, sys interface{}, serf bool, cfg bench.SimConf
 	return res, err
 }
 
-func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult) []bench.Figure {
+// p6Figures builds a size's figures; judged only when both systems ran
+// (both), since a goal compares them.
+func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult, both bool) []bench.Figure {
 	cs := fmt.Sprintf("N=%d %s", cfg.N, cfg.Profile)
 	if loss > 0 {
 		cs += fmt.Sprintf(" loss %.0f%%", 100*loss)
@@ -123,6 +131,9 @@ func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult) []benc
 	cpu.Note = "process CPU time per virtual second while idle, over N, in % of one core; no queueing in virtual time"
 	heap := bench.Figure{Scenario: "P6", Case: cs, Metric: "heap per member", Unit: bench.UnitMB,
 		Namecast: sec(nc.HeapPerMbr)}.WithPeer(sec(sf.HeapPerMbr))
+	if !both {
+		last.Goal, last.Verdict, crash.Goal, crash.Verdict, idle.Goal, idle.Verdict = "", "", "", "", "", ""
+	}
 	figs := []bench.Figure{form, last, each, crash, idle, cpu, heap}
 	return append(figs, sourceFigures("P6", cs, nc.Sources, sf.Sources)...)
 }
