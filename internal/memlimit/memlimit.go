@@ -19,13 +19,12 @@
 // the live heap is allocated, which costs CPU only while the agent
 // allocates (a sync, a burst of changes); an idle agent allocates little.
 //
-// The floor sets what a small table pays in collections. At 4 MiB a
-// joiner syncing 100,100 records (13.5 MB live, ~120 MB allocated) runs
-// ~55 collections and ~1.5 s of CPU and ends at 32-34 MB RSS; at 8 MiB,
-// ~27 collections and ~1.1 s, but 34-46 MB, as what a sync holds at its
-// last collection stays under the limit; at 2 MiB the collector runs
-// every megabyte (107-156 collections, 1.6-2.1 s) for no further gain.
-// docs/performance.md has the figures.
+// The floor sets what a small table pays in collections while it
+// allocates. For a joiner syncing 100,100 records (13.5 MB live), 4 MiB
+// instead of 8 doubled the collections and took ~0.4 s more CPU, for
+// 32-34 MB RSS instead of 34-46 (what a sync still held at its last
+// collection had less room); 2 MiB made the collector run every megabyte
+// for ~1 MB less. docs/performance.md has the figures.
 package memlimit
 
 import (
