@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -21,13 +22,8 @@ const (
 	maxPending = 16 << 20
 )
 
-// chunk is the size frames are batched in: small replies share chunks, a
-// large one (a listing of 1,000 provider URLs is ~110 KB) fills its own,
-// so queuing never copies what is already queued.
-const chunk = 16 << 10
-
 // conn is one client connection: serve reads and answers requests in
-// order on its own goroutine; writeLoop sends what is queued, so
+// order on its own goroutine; out.go queues and writes the frames, so
 // notifications from other goroutines interleave with replies without
 // reordering either.
 type conn struct {
@@ -40,132 +36,49 @@ type conn struct {
 	sess    *session
 	watches map[watchKey]struct{}
 
-	outMu   sync.Mutex
-	out     [][]byte // chunks of whole frames, in order
-	pending int      // bytes in out
-	closing bool     // no more writes: close after flushing what is queued
-	dead    bool
-	wake    chan struct{}
-	drained chan struct{} // a write finished
-	buf     []byte        // reader goroutine only: the frame buffer
+	outMu    sync.Mutex
+	out      [][]byte  // frames in order: pooled chunks and shared encodings
+	owned    []*[]byte // the pooled chunks among out, returned once written
+	open     bool      // out's last element is a chunk frames may be added to
+	pending  int       // bytes in out
+	flushing bool      // a goroutine is writing out (out.go)
+	closing  bool      // no more frames: close after flushing what is queued
+	dead     bool
+	enc      zkwire.Encoder // the frame being queued
+	start    int            // where its body starts in enc.B
+	tail     zkwire.Encoder // what follows a shared encoding
+	// The slices of the batch last written, reused for the next.
+	spareOut   [][]byte
+	spareOwned []*[]byte
+	drained    chan struct{} // a write finished
+	buf        []byte        // reader goroutine only: the frame buffer
+	// Reader goroutine only, under s.mu: scratch bodies of read replies.
+	st   zkwire.Stat
+	data zkwire.GetDataResponse
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	return &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), remote: nc.RemoteAddr().String(),
-		watches: map[watchKey]struct{}{}, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
+		watches: map[watchKey]struct{}{}, drained: make(chan struct{}, 1)}
 }
 
-// enqueue queues one frame built by body. It never blocks; a notification
-// (notify) that finds maxPending queued closes the connection.
+// enqueue queues one frame built by body, for the reader to write.
 func (c *conn) enqueue(body func(*zkwire.Encoder)) { c.queue(body, false) }
-
-func (c *conn) queue(body func(*zkwire.Encoder), notification bool) {
-	c.outMu.Lock()
-	if c.dead || c.closing {
-		c.outMu.Unlock()
-		return
-	}
-	n := len(c.out)
-	if n == 0 || len(c.out[n-1]) >= chunk {
-		c.out = append(c.out, make([]byte, 0, chunk))
-		n++
-	}
-	before := len(c.out[n-1])
-	c.out[n-1] = zkwire.AppendPacket(c.out[n-1], body)
-	c.pending += len(c.out[n-1]) - before
-	over := notification && c.pending > maxPending
-	if over {
-		c.dead = true
-		c.out, c.pending = nil, 0
-	}
-	c.outMu.Unlock()
-	if over {
-		c.s.log.Warn("client stopped reading its replies; closing its connection", "remote", c.remote, "queued_bytes", maxPending)
-		c.nc.Close()
-		return
-	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// reply queues a reply header, with body when err is 0. s.mu held, so the
-// zxid is current and the reply follows every notification already queued.
-func (c *conn) reply(xid, err int32, body zkwire.Record) {
-	zxid := c.s.zxid
-	c.enqueue(func(e *zkwire.Encoder) {
-		(&zkwire.ReplyHeader{Xid: xid, Zxid: zxid, Err: err}).Encode(e)
-		if err == 0 && body != nil {
-			body.Encode(e)
-		}
-	})
-}
-
-// notify queues a watch notification.
-func (c *conn) notify(ev int32, path string, zxid int64) {
-	c.s.stats.notifications.Add(1)
-	c.queue(func(e *zkwire.Encoder) {
-		(&zkwire.ReplyHeader{Xid: zkwire.XidNotification, Zxid: zxid}).Encode(e)
-		(&zkwire.WatcherEvent{Type: ev, State: zkwire.StateSyncConnected, Path: path}).Encode(e)
-	}, true)
-}
 
 // finish closes the connection once what is queued is written.
 func (c *conn) finish() {
 	c.outMu.Lock()
 	c.closing = true
 	c.outMu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
 }
 
 // close drops the connection now.
 func (c *conn) close() {
 	c.outMu.Lock()
 	c.dead = true
+	c.dropQueueLocked()
 	c.outMu.Unlock()
 	c.nc.Close()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (c *conn) writeLoop() {
-	for {
-		c.outMu.Lock()
-		batch := c.out
-		c.out, c.pending = nil, 0
-		closing, dead := c.closing, c.dead
-		c.outMu.Unlock()
-		if dead {
-			return
-		}
-		if len(batch) > 0 {
-			c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
-			bufs := net.Buffers(batch)
-			if _, err := bufs.WriteTo(c.nc); err != nil {
-				c.close()
-				return
-			}
-			select {
-			case c.drained <- struct{}{}:
-			default:
-			}
-			continue
-		}
-		if closing {
-			if tc, ok := c.nc.(*net.TCPConn); ok {
-				tc.CloseWrite()
-			}
-			c.close()
-			return
-		}
-		<-c.wake
-	}
 }
 
 // serve runs the connection: an optional four-letter word, the
@@ -174,11 +87,13 @@ func (c *conn) writeLoop() {
 func (c *conn) serve() {
 	err := c.run()
 	c.outMu.Lock()
-	flushing := c.closing && !c.dead
+	closing := c.closing && !c.dead
 	c.outMu.Unlock()
-	if !flushing {
+	if closing {
+		c.flush() // closes it once the last reply is out
+	} else {
 		c.close()
-	} // else writeLoop closes it once the last reply is out
+	}
 	c.s.connClosed(c, err)
 }
 
@@ -208,6 +123,11 @@ func (c *conn) run() error {
 		return errExpired
 	}
 	for {
+		// Replies wait while a further request is already here, so a
+		// burst of pipelined requests is answered with one write.
+		if !c.requestBuffered() || c.pendingBytes() >= flushAt {
+			c.flush()
+		}
 		if !c.waitDrained() {
 			return errServerClosed
 		}
@@ -229,6 +149,23 @@ func (c *conn) run() error {
 			c.buf = nil
 		}
 	}
+}
+
+// requestBuffered reports whether a whole request frame is already read
+// into the connection's buffer.
+func (c *conn) requestBuffered() bool {
+	n := c.br.Buffered()
+	if n < 4 {
+		return false
+	}
+	b, _ := c.br.Peek(4)
+	return n-4 >= int(binary.BigEndian.Uint32(b))
+}
+
+func (c *conn) pendingBytes() int {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	return c.pending
 }
 
 // waitDrained holds the reader while drainAt bytes of replies wait to be

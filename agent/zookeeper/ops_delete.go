@@ -41,7 +41,7 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	if !validPath(r.Path) || r.Path == "/" || reserved(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
-	p := canonical(r.Path)
+	p := s.canon(r.Path)
 	n := s.tree.nodes[p]
 	switch {
 	case n == nil:
@@ -132,7 +132,7 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	if !validPath(r.Path) || reserved(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
-	p := canonical(r.Path)
+	p := s.canon(r.Path)
 	n := s.tree.nodes[p]
 	switch {
 	case n == nil:

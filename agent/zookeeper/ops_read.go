@@ -13,7 +13,7 @@ func (s *Server) read(c *conn, h zkwire.RequestHeader, r *zkwire.PathWatch) int3
 		c.reply(h.Xid, zkwire.ErrBadArguments, nil)
 		return zkwire.ErrBadArguments
 	}
-	p := canonical(r.Path)
+	p := s.canon(r.Path)
 	n := s.tree.nodes[p]
 	if h.Type == zkwire.OpExists && r.Watch {
 		// Armed even when the node is missing: it then fires NodeCreated.
@@ -36,19 +36,22 @@ func (s *Server) read(c *conn, h zkwire.RequestHeader, r *zkwire.PathWatch) int3
 			return zkwire.ErrSystem
 		}
 	}
-	var body zkwire.Record
+	// The bodies are the connection's scratch records: replyShared
+	// encodes them before it returns.
 	switch h.Type {
 	case zkwire.OpExists:
-		st := n.stat()
-		body = &st
+		c.st = n.stat()
+		c.reply(h.Xid, zkwire.ErrOK, &c.st)
 	case zkwire.OpGetData:
-		body = &zkwire.GetDataResponse{Data: n.data, Stat: n.stat()}
+		c.data = zkwire.GetDataResponse{Data: n.data, Stat: n.stat()}
+		c.reply(h.Xid, zkwire.ErrOK, &c.data)
+		c.data.Data = nil
 	case zkwire.OpGetChildren:
-		body = &zkwire.ChildrenResponse{Children: n.childNames()}
+		c.replyShared(h.Xid, zkwire.ErrOK, n.childrenEncoded(), nil)
 	default:
-		body = &zkwire.ChildrenResponse{Children: n.childNames(), Stat: n.stat(), WithStat: true}
+		c.st = n.stat()
+		c.replyShared(h.Xid, zkwire.ErrOK, n.childrenEncoded(), &c.st)
 	}
-	c.reply(h.Xid, zkwire.ErrOK, body)
 	return zkwire.ErrOK
 }
 
@@ -65,7 +68,7 @@ func (s *Server) setWatches(c *conn, xid int32, r *zkwire.SetWatches) int32 {
 	rel := r.RelativeZxid
 	ok := true
 	for _, cp := range r.Data {
-		p := canonical(cp)
+		p := s.canon(cp)
 		switch n := s.tree.nodes[p]; {
 		case n == nil:
 			c.notify(zkwire.EventNodeDeleted, cp, s.zxid)
@@ -76,7 +79,7 @@ func (s *Server) setWatches(c *conn, xid int32, r *zkwire.SetWatches) int32 {
 		}
 	}
 	for _, cp := range r.Exist {
-		p := canonical(cp)
+		p := s.canon(cp)
 		if s.tree.nodes[p] != nil {
 			c.notify(zkwire.EventNodeCreated, cp, s.zxid)
 		} else {
@@ -84,7 +87,7 @@ func (s *Server) setWatches(c *conn, xid int32, r *zkwire.SetWatches) int32 {
 		}
 	}
 	for _, cp := range r.Child {
-		p := canonical(cp)
+		p := s.canon(cp)
 		switch n := s.tree.nodes[p]; {
 		case n == nil:
 			c.notify(zkwire.EventNodeDeleted, cp, s.zxid)
@@ -95,10 +98,10 @@ func (s *Server) setWatches(c *conn, xid int32, r *zkwire.SetWatches) int32 {
 		}
 	}
 	for _, cp := range r.Persistent {
-		ok = s.arm(c, watchPersistent, canonical(cp), cp) && ok
+		ok = s.arm(c, watchPersistent, s.canon(cp), cp) && ok
 	}
 	for _, cp := range r.Recursive {
-		ok = s.arm(c, watchRecursive, canonical(cp), cp) && ok
+		ok = s.arm(c, watchRecursive, s.canon(cp), cp) && ok
 	}
 	code := zkwire.ErrOK
 	if !ok {
@@ -118,7 +121,7 @@ func (s *Server) watchOp(c *conn, h zkwire.RequestHeader, r *zkwire.PathMode) in
 		c.reply(h.Xid, code, nil)
 		return code
 	}
-	p := canonical(r.Path)
+	p := s.canon(r.Path)
 	if h.Type == zkwire.OpAddWatch {
 		kind := watchPersistent
 		switch r.Mode {

@@ -72,6 +72,17 @@ func canonical(p string) string {
 	return p
 }
 
+// canon is canonical(p) without parsing when p already names a node of
+// the tree: tree paths are canonical, and a client reading a node it
+// listed spells it so. Parsing a provider URL costs more than the rest of
+// a read. s.mu held.
+func (s *Server) canon(p string) string {
+	if s.tree.nodes[p] != nil {
+		return p
+	}
+	return canonical(p)
+}
+
 // pathOfKey is the znode path of a table key, ok false for keys that are
 // not znodes (brokers, queues, KV).
 func pathOfKey(key string) (string, bool) {
@@ -132,10 +143,15 @@ func validPath(p string) bool {
 	if p[len(p)-1] == '/' {
 		return false
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for rest := p[1:]; ; {
+		seg, more, found := strings.Cut(rest, "/")
 		if seg == "" || seg == "." || seg == ".." {
 			return false
 		}
+		if !found {
+			break
+		}
+		rest = more
 	}
 	for _, c := range p {
 		if c == 0 || (c > 0 && c <= 0x1f) || (c >= 0x7f && c <= 0x9f) ||

@@ -250,11 +250,7 @@ func (s *Server) acceptLoop() {
 			return false
 		}
 		s.conns[c] = struct{}{}
-		s.wg.Add(2)
-		go func() {
-			defer s.wg.Done()
-			c.writeLoop()
-		}()
+		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			c.serve()

@@ -33,8 +33,9 @@ type znode struct {
 	czxid, mzxid, pzxid int64
 	seen                int64 // ms when it appeared here, for records without times
 	cversion            int32
-	cvalid              bool // cversion and sorted reflect children
+	cvalid              bool // cversion, sorted and encoded reflect children
 	sorted              []string
+	encoded             []byte // sorted as a jute vector, built on first use
 }
 
 type tree struct {
@@ -177,4 +178,18 @@ func (n *znode) refreshChildren() {
 	}
 	sort.Strings(n.sorted)
 	n.cversion, n.cvalid = childVersion(n.sorted), true
+	n.encoded = nil
+}
+
+// childrenEncoded is childNames as a jute vector<ustring>, encoded once per
+// change of the children and shared by every reply until the next: queued
+// replies hold it, so it is replaced, never modified.
+func (n *znode) childrenEncoded() []byte {
+	n.refreshChildren()
+	if n.encoded == nil {
+		var e zkwire.Encoder
+		e.Strings(n.sorted)
+		n.encoded = e.B
+	}
+	return n.encoded
 }
