@@ -43,13 +43,20 @@ func TestFigures(t *testing.T) {
 	z := startRealZK(t)
 	_, agents := zkAgents(t, 3)
 	t.Logf("servers: ZooKeeper %s, agents %v", z.Addr, agents)
+	reads := readFigures{}
+	if part("reads") {
+		figReads(t, reads, "bare", startBare(t).Addr(), false)
+	}
 	for _, srv := range []struct{ name, addr string }{{"zookeeper-3.8", z.Addr}, {"agent", agents[0]}} {
 		if part("reads") {
-			figReads(t, srv.name, srv.addr)
+			figReads(t, reads, srv.name, srv.addr, true)
 		}
 		if part("create") {
 			figEphemeralCreate(t, srv.name, srv.addr)
 		}
+	}
+	if part("reads") {
+		reads.log(t)
 	}
 	if part("watch") {
 		figPropagation(t, "zookeeper-3.8", z.Addr, z.Addr, 1)
@@ -130,13 +137,16 @@ func mkdirs(c *zk.Conn, path string) {
 
 // figReads: a node with 1,000 provider children; getChildren, exists and
 // getData pipelined by 32 goroutines on one connection, as a client
-// library multiplexes its callers.
-func figReads(t *testing.T, name, addr string) {
+// library multiplexes its callers. setup creates the node and its
+// children first (the bare server answers without them).
+func figReads(t *testing.T, figs readFigures, name, addr string, setup bool) {
 	c := benchConn(t, addr, 30*time.Second)
-	mkdirs(c, benchRoot)
-	for i := 0; i < 1000; i++ {
-		if _, err := c.Create(benchRoot+"/"+providerName(i), []byte("10.0.0.1"), zk.FlagEphemeral, acl); err != nil {
-			t.Fatal(err)
+	if setup {
+		mkdirs(c, benchRoot)
+		for i := 0; i < 1000; i++ {
+			if _, err := c.Create(benchRoot+"/"+providerName(i), []byte("10.0.0.1"), zk.FlagEphemeral, acl); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	leaf := benchRoot + "/" + providerName(7)
@@ -144,7 +154,13 @@ func figReads(t *testing.T, name, addr string) {
 		name string
 		do   func() error
 	}{
-		{"getChildren(1,000)", func() error { ch, _, err := c.Children(benchRoot); _ = ch; return err }},
+		{"getChildren(1,000)", func() error {
+			ch, _, err := c.Children(benchRoot)
+			if err == nil && len(ch) != 1000 {
+				err = fmt.Errorf("%d children, want 1000", len(ch))
+			}
+			return err
+		}},
 		{"exists", func() error { _, _, err := c.Exists(leaf); return err }},
 		{"getData", func() error { _, _, err := c.Get(leaf); return err }},
 	} {
@@ -154,10 +170,49 @@ func figReads(t *testing.T, name, addr string) {
 		for _, depth := range []int{1, 32} {
 			d, ops := pipelined(t, depth, 3*time.Second, op.do)
 			t.Logf("FIG reads    %-14s %-20s pipelined x%-2d: %s  %.0f ops/s", name, op.name, depth, d, ops)
+			figs[readKey{op.name, depth, name}] = readFigure{d.pct(0.50), d.pct(0.99), ops}
 		}
 	}
-	for i := 0; i < 1000; i++ {
-		c.Delete(benchRoot+"/"+providerName(i), -1)
+	if setup {
+		for i := 0; i < 1000; i++ {
+			c.Delete(benchRoot+"/"+providerName(i), -1)
+		}
+	}
+}
+
+type readKey struct {
+	op     string
+	depth  int
+	server string
+}
+
+type readFigure struct {
+	p50, p99 time.Duration
+	ops      float64
+}
+
+type readFigures map[readKey]readFigure
+
+// log prints the read figures side by side: the bare limit, the agent
+// and ZooKeeper, and the agent's ops/s and p99 as ratios to the bare
+// limit's (1.00 = as fast as the framing alone on this machine).
+func (f readFigures) log(t *testing.T) {
+	t.Logf("FIG reads    %-20s %-3s | %-28s | %-28s | %-28s | agent/bare ops/s, p99", "op", "in", "bare", "agent", "zookeeper-3.8")
+	for _, op := range []string{"getChildren(1,000)", "exists", "getData"} {
+		for _, depth := range []int{1, 32} {
+			b, a, z := f[readKey{op, depth, "bare"}], f[readKey{op, depth, "agent"}], f[readKey{op, depth, "zookeeper-3.8"}]
+			cell := func(r readFigure) string {
+				return fmt.Sprintf("%v %v %.0f/s", r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.ops)
+			}
+			ratio := func(x, y float64) float64 {
+				if y == 0 {
+					return 0
+				}
+				return x / y
+			}
+			t.Logf("FIG reads    %-20s x%-2d | %-28s | %-28s | %-28s | %.2f, %.2f", op, depth, cell(b), cell(a), cell(z),
+				ratio(a.ops, b.ops), ratio(float64(a.p99), float64(b.p99)))
+		}
 	}
 }
 
