@@ -48,9 +48,15 @@ func (s *Server) holdLocked(ss *session, deadline time.Time) {
 		st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
 		ss.leaseState, ss.leaseKeys = st, keys
 	}
+	ss.heldUntil = deadline
 	s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
 		Deadline: deadline, State: ss.leaseState})
 }
+
+// touchSlack is how far a lease's deadline may lag the last request
+// before touch moves it: a busy session re-holds it a few times a second,
+// not on every request (its deadline is seconds away).
+const touchSlack = 100 * time.Millisecond
 
 // keysChangedLocked re-holds ss's lease after its ephemeral znodes
 // changed (the saved state is rebuilt). s.mu held.
@@ -73,7 +79,9 @@ func (s *Server) touch(c *conn) {
 	}
 	s.mu.Lock()
 	if ss := c.sess; ss != nil && len(ss.keys) > 0 {
-		s.holdLocked(ss, time.Now().Add(ss.timeout))
+		if d := time.Now().Add(ss.timeout); d.Sub(ss.heldUntil) >= touchSlack || ss.leaseState == nil {
+			s.holdLocked(ss, d)
+		}
 	}
 	s.mu.Unlock()
 }

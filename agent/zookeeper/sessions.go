@@ -28,6 +28,7 @@ type session struct {
 	// its ephemeral znodes or timeout change; nil when it holds none.
 	leaseState json.RawMessage
 	leaseKeys  []string
+	heldUntil  time.Time // the deadline last given to the holder
 }
 
 func (ss *session) stopTimer() {
