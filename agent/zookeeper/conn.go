@@ -1,8 +1,6 @@
 package zookeeper
 
 import (
-	"bufio"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -29,7 +27,7 @@ const (
 type conn struct {
 	s      *Server
 	nc     net.Conn
-	br     *bufio.Reader
+	br     reader // reader goroutine only
 	remote string
 
 	// Guarded by s.mu.
@@ -58,8 +56,10 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	return &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), remote: nc.RemoteAddr().String(),
+	c := &conn{s: s, nc: nc, remote: nc.RemoteAddr().String(),
 		watches: map[watchKey]struct{}{}, drained: make(chan struct{}, 1)}
+	c.br.init(nc)
+	return c
 }
 
 // enqueue queues one frame built by body, for the reader to write.
@@ -86,6 +86,7 @@ func (c *conn) close() {
 // server closes.
 func (c *conn) serve() {
 	err := c.run()
+	c.br.release()
 	c.outMu.Lock()
 	closing := c.closing && !c.dead
 	c.outMu.Unlock()
@@ -99,7 +100,7 @@ func (c *conn) serve() {
 
 func (c *conn) run() error {
 	c.nc.SetReadDeadline(time.Now().Add(c.s.cfg.MaxSessionTimeout))
-	raw, err := zkwire.ReadLength(c.br)
+	raw, err := zkwire.ReadLength(&c.br)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (c *conn) run() error {
 		c.fourLetterWord(w)
 		return errFourLetter
 	}
-	body, err := zkwire.ReadBody(c.br, raw, zkwire.MaxPacket, nil)
+	body, err := zkwire.ReadBody(&c.br, raw, zkwire.MaxPacket, nil)
 	if err != nil {
 		return err
 	}
@@ -125,16 +126,16 @@ func (c *conn) run() error {
 	for {
 		// Replies wait while a further request is already here, so a
 		// burst of pipelined requests is answered with one write.
-		if !c.requestBuffered() || c.pendingBytes() >= flushAt {
+		if !c.br.frameBuffered() || c.pendingBytes() >= flushAt {
 			c.flush()
 		}
 		if !c.waitDrained() {
 			return errServerClosed
 		}
 		c.nc.SetReadDeadline(time.Now().Add(timeout))
-		raw, err := zkwire.ReadLength(c.br)
+		raw, err := zkwire.ReadLength(&c.br)
 		if err == nil {
-			c.buf, err = zkwire.ReadBody(c.br, raw, zkwire.MaxPacket, c.buf)
+			c.buf, err = zkwire.ReadBody(&c.br, raw, zkwire.MaxPacket, c.buf)
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -149,17 +150,6 @@ func (c *conn) run() error {
 			c.buf = nil
 		}
 	}
-}
-
-// requestBuffered reports whether a whole request frame is already read
-// into the connection's buffer.
-func (c *conn) requestBuffered() bool {
-	n := c.br.Buffered()
-	if n < 4 {
-		return false
-	}
-	b, _ := c.br.Peek(4)
-	return n-4 >= int(binary.BigEndian.Uint32(b))
 }
 
 func (c *conn) pendingBytes() int {
