@@ -253,8 +253,8 @@ func (g *Gossip) noteSummary(from string, sum uint64) {
 }
 
 func (g *Gossip) sendSummary(to string) {
-	if n := g.node(to); n != nil {
-		if err := g.ml.Load().SendBestEffort(n, encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})); err == nil {
+	if n, ml := g.node(to), g.ml.Load(); n != nil && ml != nil {
+		if err := ml.SendBestEffort(n, encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})); err == nil {
 			g.m.IncrCounter([]string{"antientropy", "summaries"}, 1)
 		}
 	}
@@ -326,7 +326,11 @@ func (g *Gossip) sendReliable(to string, msg []byte) { g.sendTo(g.node(to), msg)
 // often before its refutation of its old death reaches us, and it would
 // otherwise wait out its pull's timeout (10 s) for an answer that never
 // left.
-func (g *Gossip) sendAnswer(to string, msg []byte) {
+func (g *Gossip) sendAnswer(to string, msg []byte) { g.sendTo(g.answerNode(to), msg) }
+
+// answerNode is where an answer to a member goes, nil if we have never
+// heard of it.
+func (g *Gossip) answerNode(to string) *memberlist.Node {
 	n := g.node(to)
 	if n == nil {
 		g.mu.Lock()
@@ -335,7 +339,7 @@ func (g *Gossip) sendAnswer(to string, msg []byte) {
 		}
 		g.mu.Unlock()
 	}
-	g.sendTo(n, msg)
+	return n
 }
 
 func (g *Gossip) sendTo(n *memberlist.Node, msg []byte) {

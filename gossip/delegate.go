@@ -93,7 +93,7 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			g.malformed("pull")
 			return
 		}
-		g.submit(func() { g.sendSnapshots(p.From, p.Origins, p.Bin >= 1) })
+		g.submit(func() { g.answerPull(p) })
 	case msgSnapshots:
 		var s snapshots
 		if decode(buf, &s) != nil {

@@ -62,12 +62,14 @@ type Gossip struct {
 	work chan func()
 	// pullNow wakes the pull loop at once for a gap that must not wait
 	// for its tick: a joiner's whole table (see schedulePull).
-	pullNow  chan struct{}
-	checks   chan deathCheck
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	stopOnce sync.Once
-	started  bool
+	pullNow chan struct{}
+	// waitingAnswers counts answers waiting for their member (answer.go).
+	waitingAnswers atomic.Int64
+	checks         chan deathCheck
+	stop           chan struct{}
+	wg             sync.WaitGroup
+	stopOnce       sync.Once
+	started        bool
 }
 
 // New checks cfg and prepares a Gossip; nothing listens until Start.

@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -113,5 +115,32 @@ func TestPartsOfAnUnknownVersionAreRefusedLoudly(t *testing.T) {
 	(*delegate)(receiver).NotifyMsg(msg[:len(msg)-3])
 	if !strings.Contains(logged.String(), "level=WARN") || !strings.Contains(logged.String(), "part 0") {
 		t.Fatalf("no warning for a truncated part: %q", logged.String())
+	}
+}
+
+// A joiner pulls from origins that have not heard of it yet: the answer
+// waits until the joiner is known instead of going nowhere (the joiner
+// then waited out its pull's 10 s timeout), and gives up on a name that
+// never turns up.
+func TestPullFromAnUnknownMemberIsAnsweredOnceItIsKnown(t *testing.T) {
+	sender, _, sent := pair(t, 10)
+	t.Cleanup(func() { _ = sender.Shutdown() })
+	(*delegate)(sender).NotifyMsg(encode(msgPull, pull{From: "late", Origins: []string{"sender"}, Bin: routes.BinaryVersion}))
+	runWork(sender)
+	if len(*sent) != 0 {
+		t.Fatal("answered a member we know nothing of")
+	}
+	sender.upsert(&memberlist.Node{Name: "late", Addr: []byte{127, 0, 0, 1}, Port: 3, Meta: []byte(`{"inc":"1"}`)}, false)
+	testutil.Eventually(t, 10*time.Second, func() error {
+		runWork(sender)
+		for _, m := range *sent {
+			if m[0] == msgParts {
+				return nil
+			}
+		}
+		return fmt.Errorf("no answer after the member became known (%d messages)", len(*sent))
+	})
+	if n := sender.waitingAnswers.Load(); n != 0 {
+		t.Fatalf("%d answers still waiting", n)
 	}
 }
