@@ -47,6 +47,10 @@ var (
 	serfBin  = flag.String("serf", "/tmp/serfbin/serf", "serf binary")
 	base     = flag.Int("port", 30000, "first port")
 	dir      = flag.String("dir", "/tmp/realcluster", "work dir")
+	logLevel = flag.String("log-level", "info", "agents' log level (info logs the failure detector's verdicts)")
+	hold     = flag.Duration("hold", 60*time.Second, "how long to keep the cluster after P1 (or after formation failed), counting what it does")
+	perfFor  = flag.Duration("perf", 0, "if set, `perf record` every CPU this long at the start of the hold")
+	extra    = flag.String("args", "", "extra agent flags, space separated")
 )
 
 type proc struct {
@@ -61,7 +65,14 @@ func main() {
 	os.RemoveAll(*dir)
 	os.MkdirAll(filepath.Join(*dir, "ev"), 0o755)
 	procs := make([]*proc, *n)
+	t0 := time.Now()
+	var countSince time.Time
+	// On the way out: Serf's counters, then every process killed, then
+	// the logs read (with the processes gone, so it takes seconds).
 	defer func() {
+		if *sys == "serf" && !countSince.IsZero() {
+			serfCounters(procs, countSince)
+		}
 		for _, p := range procs {
 			if p != nil && p.cmd.Process != nil {
 				p.cmd.Process.Kill()
@@ -69,18 +80,27 @@ func main() {
 			}
 		}
 	}()
-	t0 := time.Now()
+	var started []*proc
+	var startedMu sync.Mutex
+	smp := startSampler(t0, func() []*proc {
+		startedMu.Lock()
+		defer startedMu.Unlock()
+		return started
+	})
+	defer func() { timeline(t0, smp) }()
+	defer smp.Stop()
 	for i := range procs {
 		p := &proc{name: fmt.Sprintf("%s%03d", (*sys)[:1], i), gossip: *base + 2*i, api: *base + 2*i + 1}
 		var args []string
 		if *sys == "namecast" {
-			args = []string{"agent", "--node", p.name, "--bind", addr(p.gossip), "--http", addr(p.api), "--rocketmq", "off", "--zookeeper", "off", "--profile", "lan", "--log-level", "warn"}
+			args = []string{"agent", "--node", p.name, "--bind", addr(p.gossip), "--http", addr(p.api), "--rocketmq", "off", "--zookeeper", "off", "--profile", "lan", "--log-level", *logLevel}
 			if i > 0 {
 				args = append(args, "--join", addr(procs[rand.IntN(i)].gossip))
 			}
+			args = append(args, strings.Fields(*extra)...)
 			p.cmd = exec.Command(*bin, args...)
 		} else {
-			args = []string{"agent", "-node", p.name, "-bind", addr(p.gossip), "-rpc-addr", addr(p.api), "-profile", "lan", "-log-level", "warn",
+			args = []string{"agent", "-node", p.name, "-bind", addr(p.gossip), "-rpc-addr", addr(p.api), "-profile", "lan", "-log-level", *logLevel,
 				"-event-handler", "user:p1=" + filepath.Join(*dir, "h.sh")}
 			if i > 0 {
 				args = append(args, "-join", addr(procs[rand.IntN(i)].gossip))
@@ -95,16 +115,21 @@ func main() {
 			return
 		}
 		procs[i] = p
+		startedMu.Lock()
+		started = append(started, p)
+		startedMu.Unlock()
 		time.Sleep(*gap)
 	}
 	if *sys == "serf" {
 		os.WriteFile(filepath.Join(*dir, "h.sh"), []byte("#!/bin/sh\necho \"$(date +%s%N)\" >> "+filepath.Join(*dir, "ev")+"/$SERF_SELF_NAME-$(cat)\n"), 0o755)
 	}
 	fmt.Printf("%s N=%d started in %.1fs (gap %v), load %s\n", *sys, *n, time.Since(t0).Seconds(), *gap, load())
+	countSince = time.Now()
 	// Formation.
 	for i := 0; i < len(procs); {
 		if time.Since(t0) > *formWait {
 			fmt.Printf("NOT FORMED after %v: %s sees %d of %d; load %s\n", *formWait, procs[i].name, alive(procs[i]), *n, load())
+			holdOn(procs)
 			usage(procs)
 			return
 		}
@@ -129,8 +154,33 @@ func main() {
 	sort.Float64s(lasts)
 	fmt.Printf("last member has it (%d trials): p50 %.0f ms, p99/max %.0f ms, missed deliveries %d; load %s\n",
 		len(lasts), 1000*lasts[len(lasts)/2], 1000*lasts[len(lasts)-1], missed, load())
-	time.Sleep(5 * time.Second)
+	holdOn(procs)
 	usage(procs)
+}
+
+// holdOn keeps the cluster for -hold, recording perf at its start if asked,
+// and prints what namecast's agents counted meanwhile (Serf's are dumped
+// on the way out).
+func holdOn(procs []*proc) {
+	start := time.Now()
+	var before map[string]float64
+	if *sys == "namecast" {
+		before = counters(procs)
+	}
+	fmt.Printf("holding %v from %s; load %s\n", *hold, start.Format("15:04:05"), load())
+	if *perfFor > 0 {
+		out, err := exec.Command("perf", "record", "-F", "99", "-a", "-g", "-o", filepath.Join(*dir, "perf.data"), "--", "sleep", strconv.Itoa(int(perfFor.Seconds()))).CombinedOutput()
+		if err != nil {
+			fmt.Println("perf:", err, string(out))
+		}
+	}
+	time.Sleep(time.Until(start.Add(*hold)))
+	if *sys == "namecast" {
+		t := time.Now()
+		after := counters(procs)
+		printDelta(before, after, time.Since(start).Seconds()-time.Since(t).Seconds()/2)
+	}
+	fmt.Printf("hold over; load %s\n", load())
 }
 
 func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
