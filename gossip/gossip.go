@@ -58,6 +58,8 @@ type Gossip struct {
 	afterAliveCheck func(origin string)
 	// sentReliable, if set (tests), sees every message sent over TCP.
 	sentReliable func(msg []byte)
+	// sentConfirm, if set (tests), sees every death confirmation sent.
+	sentConfirm func(to string)
 
 	work chan func()
 	// pullNow wakes the pull loop at once for a gap that must not wait

@@ -86,6 +86,11 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 	g := (*Gossip)(e)
 	g.fate.Lock()
 	defer g.fate.Unlock()
+	// A member we hold nothing of has no routes to keep while its death is
+	// confirmed, so none is asked for: on an overloaded cluster every false
+	// death sent the member, already too slow to answer probes, one TCP
+	// connection from every other member at once (withdraw.go).
+	_, holding := g.table.Entry(n.Name)
 	g.mu.Lock()
 	m := g.members[n.Name]
 	if m == nil {
@@ -106,7 +111,7 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 	// A death gossiped by others may be a stale verdict (a host that was
 	// cut off passing on what it saw then): the routes stay while the
 	// member proves it is alive (withdraw.go).
-	hold := status == StatusDead && n.Name != g.name && g.confirm(n.Name, m.addr, gen)
+	hold := status == StatusDead && n.Name != g.name && holding && g.confirm(n.Name, m.addr, gen)
 	m.held = hold
 	g.mu.Unlock()
 	if n.Name == g.name {

@@ -77,6 +77,9 @@ func (g *Gossip) confirmDeath(c deathCheck) {
 	}
 	ml := g.ml.Load()
 	msg := encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})
+	if g.sentConfirm != nil {
+		g.sentConfirm(c.name)
+	}
 	// The send may outlive the wait below by up to TCPTimeout.
 	g.goLoop(func() { answered <- ml.SendReliable(n, msg) })
 	wait := time.NewTimer(g.cfg.Memberlist.ProbeTimeout)
