@@ -28,7 +28,9 @@ type Config struct {
 	// long enough for in-flight gossip to close it, short against the
 	// one-second repair goal.
 	PullGrace time.Duration
-	// ReconnectInterval is how often a recently failed member is re-joined;
+	// ReconnectInterval is how often the cluster as a whole re-joins each
+	// recently failed member: every interval a member tries one with
+	// probability failed/alive, as Serf does (reconnect.go);
 	// ReconnectTimeout is how long failed members are remembered for it.
 	ReconnectInterval time.Duration
 	ReconnectTimeout  time.Duration

@@ -47,7 +47,9 @@
 //     its own (incarnation.go): peers replace the old records, never refuse
 //     the new ones.
 //  5. Members that failed (not those that left) are re-joined periodically,
-//     so both sides of a healed partition merge again by themselves.
+//     so both sides of a healed partition merge again by themselves; the
+//     cluster as a whole tries each about once per ReconnectInterval, so
+//     an overloaded cluster's false deaths do not multiply push/pulls.
 //  6. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
 //     member without extra traffic.
 //  6. Incoming streams pass through our transport (streams.go), which
