@@ -67,19 +67,6 @@ func main() {
 	procs := make([]*proc, *n)
 	t0 := time.Now()
 	var countSince time.Time
-	// On the way out: Serf's counters, then every process killed, then
-	// the logs read (with the processes gone, so it takes seconds).
-	defer func() {
-		if *sys == "serf" && !countSince.IsZero() {
-			serfCounters(procs, countSince)
-		}
-		for _, p := range procs {
-			if p != nil && p.cmd.Process != nil {
-				p.cmd.Process.Kill()
-				p.cmd.Wait()
-			}
-		}
-	}()
 	var started []*proc
 	var startedMu sync.Mutex
 	smp := startSampler(t0, func() []*proc {
@@ -87,8 +74,22 @@ func main() {
 		defer startedMu.Unlock()
 		return started
 	})
-	defer func() { timeline(t0, smp) }()
-	defer smp.Stop()
+	// On the way out: Serf's counters, then every process killed, then
+	// the logs read (with the processes gone, so it takes seconds, not
+	// minutes at a load of 500).
+	defer func() {
+		if *sys == "serf" && !countSince.IsZero() {
+			serfCounters(procs, countSince)
+		}
+		smp.Stop()
+		for _, p := range procs {
+			if p != nil && p.cmd.Process != nil {
+				p.cmd.Process.Kill()
+				p.cmd.Wait()
+			}
+		}
+		timeline(t0, smp)
+	}()
 	for i := range procs {
 		p := &proc{name: fmt.Sprintf("%s%03d", (*sys)[:1], i), gossip: *base + 2*i, api: *base + 2*i + 1}
 		var args []string
