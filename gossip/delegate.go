@@ -146,6 +146,7 @@ func (g *Gossip) handleNotice(n notice, buf []byte) {
 		return
 	}
 	if mine, ok := g.table.Entry(n.Origin); (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
+		g.kickPulls()
 		g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
 	}
 }

@@ -12,9 +12,15 @@
 //     RetransmitMult·log(N+1) times. Every member relays an op the first time
 //     it applies it, and also pushes it at once to GossipNodes members
 //     (push.go), so a change spreads at network speed and the gossip ticks
-//     only catch stragglers. A change too large to gossip (more ops or
-//     bytes than a few packets) is announced instead: peers that find
-//     themselves behind pull the origin's snapshot over TCP.
+//     only catch stragglers. A change too large to gossip (more than
+//     MaxGossipOps ops, or an op over half a packet) is announced instead:
+//     a notice of the origin's digest entry, on which peers that find
+//     themselves behind pull the origin's snapshot over TCP at once. An op
+//     over half a packet but within one (a Dubbo URL's, ~850 bytes) is
+//     still pushed, and each member that applies it queues such a notice
+//     in its place (relay.go), so the stragglers the pushes missed hear of
+//     it on the next ticks, as they would of a small op, not from
+//     anti-entropy a second or two later.
 //  2. A peer applies an op only while its origin is a live member: a dead or
 //     departed member's records are dropped on every agent (NotifyLeave) and
 //     are never learned again from a third party until the member is back

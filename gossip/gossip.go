@@ -167,7 +167,8 @@ func (g *Gossip) Publish(d routes.Delta) {
 // ticks' packets), and at once in a packet of its own (pushNow) when it
 // fits one. A Dubbo URL is typically 300-1,000 bytes, so its op is over
 // half a packet: it is pushed, not queued. It reports whether the message
-// was queued; one that was not must be announced by its origin.
+// was queued; one that was not is announced (a notice of its origin) by
+// its origin and by every member that relays it.
 func (g *Gossip) spread(name string, msg []byte) (queued bool) {
 	size := g.cfg.Memberlist.UDPBufferSize
 	if len(msg) <= size/2 {
@@ -181,7 +182,9 @@ func (g *Gossip) spread(name string, msg []byte) (queued bool) {
 	return queued
 }
 
-// announce tells peers our digest entry; those behind pull our snapshot.
+// announce tells peers our digest entry for origin (our own, or one whose
+// op we relay but could not queue); those behind pull the origin's
+// snapshot.
 func (g *Gossip) announce(origin string) {
 	e, _ := g.table.Entry(origin)
 	g.enqueue(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})

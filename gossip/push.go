@@ -11,7 +11,8 @@ import (
 // next tick, and the change takes R(N)·~0.6·GossipInterval to reach
 // everyone, exactly as a Serf user event does. A member that publishes or
 // first applies an op therefore also sends it at once, in its own UDP
-// packet, to GossipNodes random live members; the queued copy is still
+// packet, to GossipNodes random live members; the queued copy (for an op
+// too big to queue, a notice of its origin: relay.go) is still
 // retransmitted as before, so nothing depends on these packets arriving.
 // The epidemic then advances at network speed and the ticks only catch
 // stragglers. Each member pushes an op once, so the cost is N·GossipNodes

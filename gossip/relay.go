@@ -11,10 +11,27 @@ import "github.com/namecast/namecast/routes"
 // cost is the usual epidemic's N·limit sends per op. The broadcast keeps
 // the op's origin+key name: a newer op for the key replaces it in the
 // queue, and an older one never gets there because it does not apply.
+//
+// An op too big to queue (over half a packet: a Dubbo URL's) is pushed but
+// not retransmitted, so a member the pushes all missed (about one in 40 at
+// N=10, a few per op at N=50) had only its origin's notice, which a
+// member that already holds the op does not pass on, and anti-entropy
+// (a probe's summary, a digest, the pull grace: 0.5-2.5 s on lan) to learn
+// of it. Such an op is relayed as a notice of its origin instead: ~100
+// bytes that every holder gossips on its next ticks, so the member the
+// push missed hears of it within a tick or so, as it would of a small op,
+// and pulls the origin at once. One notice per origin stays queued
+// however many ops it relays (the newest replaces the others).
 func (g *Gossip) relay(d routes.Delta) {
+	unqueued := false
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		g.spread(d.Origin+"\x00"+op.Key, msg) // one too big to queue: its origin announced it
+		if !g.spread(d.Origin+"\x00"+op.Key, msg) {
+			unqueued = true
+		}
+	}
+	if unqueued {
+		g.announce(d.Origin)
 	}
 	g.m.IncrCounter([]string{"gossip", "ops", "relayed"}, float32(len(d.Ops)))
 }
