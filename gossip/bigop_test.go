@@ -75,11 +75,15 @@ func TestBigOpIsRelayedAsANotice(t *testing.T) {
 	}
 	gs[0].Publish(d)
 	want := d.Ops[0].Seq
-	// With 4 members, each push goes to all 3 others.
+	// With 4 members, each push goes to all 3 others. A member applies
+	// the op, then pushes it, then queues the notice: wait for the queue.
 	testutil.Eventually(t, 10*time.Second, func() error {
 		for _, g := range gs[1:] {
 			if e, _ := g.table.Entry(gs[0].name); e.Seq != want {
 				return fmt.Errorf("%s holds m0 at seq %d, want %d", g.name, e.Seq, want)
+			}
+			if g.QueuedBroadcasts() == 0 {
+				return fmt.Errorf("%s holds the op and has queued nothing", g.name)
 			}
 		}
 		return nil
