@@ -30,6 +30,11 @@ type urlAgent struct {
 	down       bool                           // every request answers 503
 	failWrites int                            // this many next writes answer 503
 	writes     []string                       // "PUT url ttl" / "DELETE url", successful or not
+	// stall, when set, holds the next PUT after it is read and before it
+	// is applied, until the channel is closed; inWrite counts writes
+	// being handled.
+	stall   chan struct{}
+	inWrite sync.WaitGroup
 }
 
 func newURLAgent(t *testing.T) *urlAgent {
@@ -271,17 +276,30 @@ func (a *urlAgent) serveGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *urlAgent) serveWrite(w http.ResponseWriter, r *http.Request) {
+	a.inWrite.Add(1)
+	defer a.inWrite.Done()
+	var in struct{ URL, TTL string }
+	var decodeErr error
+	if r.Method == http.MethodPut {
+		decodeErr = json.NewDecoder(r.Body).Decode(&in)
+		a.mu.Lock()
+		stall := a.stall
+		a.stall = nil
+		a.writes = append(a.writes, "PUT "+in.URL+" "+in.TTL)
+		a.mu.Unlock()
+		if stall != nil {
+			<-stall // as an agent applies a request its client gave up on
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var raw, ttl string
+	var raw string
 	if r.Method == http.MethodPut {
-		var in struct{ URL, TTL string }
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			a.replyLocked(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		if decodeErr != nil {
+			a.replyLocked(w, http.StatusBadRequest, map[string]string{"error": decodeErr.Error()})
 			return
 		}
-		raw, ttl = in.URL, in.TTL
-		a.writes = append(a.writes, "PUT "+raw+" "+ttl)
+		raw = in.URL
 	} else {
 		raw = r.URL.Query().Get("url")
 		a.writes = append(a.writes, "DELETE "+raw)

@@ -233,7 +233,10 @@ func (r *Registry) background(e *registration, needs func(*registration) bool) {
 	if skip {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, opTimeout)
+	// Not cancelled by Close: a request abandoned by the client may still
+	// be applied by the agent, after the withdrawal Close sends next, and
+	// leave the URL registered until its TTL. Close waits for this one.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), opTimeout)
 	defer cancel()
 	op := "register"
 	if !want {
