@@ -344,7 +344,12 @@ func (a *Agent) restoreLeases() routes.Delta {
 		}
 		saved, good, seq = nil, 0, 0
 	}
-	log, err := openLeaseLog(filepath.Join(ls.dir, leaseLogFile), good, seq)
+	logPath := filepath.Join(ls.dir, leaseLogFile)
+	if st, err := os.Stat(logPath); err == nil && st.Size() > good {
+		a.log.Warn("the lease log ends in an unreadable entry (the agent died while writing it, or the file was damaged); restoring what is before it",
+			"path", logPath, "ignored_bytes", st.Size()-good)
+	}
+	log, err := openLeaseLog(logPath, good, seq)
 	if err != nil {
 		a.log.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
 		return routes.Delta{}
