@@ -122,6 +122,15 @@ func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult, both b
 	crash := bench.Figure{Scenario: "P6", Case: cs, Metric: "crash → gone everywhere", Unit: bench.UnitSeconds,
 		Namecast: nc.Crash.Stat()}.WithPeer(sf.Crash.Stat())
 	crash = crash.Judge("p99 ≤ serf p99 + 0.5s", crash.Namecast.P99 <= crash.Serf.P99+0.5 && crash.Namecast.Missed == 0)
+	crash.Note = "crash → every other member dropped its routes (serf: saw member-failed); = detection + verdict below"
+	crashEach := bench.Figure{Scenario: "P6", Case: cs, Metric: "crash → gone, each member", Unit: bench.UnitSeconds,
+		Namecast: nc.CrashEach.Stat()}.WithPeer(sf.CrashEach.Stat())
+	detect := bench.Figure{Scenario: "P6", Case: cs, Metric: "crash → first suspicion", Unit: bench.UnitSeconds,
+		Namecast: nc.Detect.Stat()}.WithPeer(sf.Detect.Stat())
+	detect.Note = "until some member's probe of the crashed one fails: memberlist's probe schedule, the same code in both; luck with few crashes"
+	verdict := bench.Figure{Scenario: "P6", Case: cs, Metric: "first suspicion → gone everywhere", Unit: bench.UnitSeconds,
+		Namecast: nc.Verdict.Stat()}.WithPeer(sf.Verdict.Stat())
+	verdict.Note = "suspicion timeout, the verdict's spread and what each system does on it: where a system adds its own delay"
 	idle := bench.Figure{Scenario: "P6", Case: cs, Metric: "idle traffic per member", Unit: bench.UnitBytesPS,
 		Namecast: bench.Summarize(nc.Idle)}.WithPeer(bench.Summarize(sf.Idle))
 	idle = idle.Judge("p99 ≤ 1.2× serf p99", idle.Ratio <= 1.2)
@@ -134,6 +143,6 @@ func p6Figures(cfg bench.SimConfig, loss float64, nc, sf bench.SimResult, both b
 	if !both {
 		last.Goal, last.Verdict, crash.Goal, crash.Verdict, idle.Goal, idle.Verdict = "", "", "", "", "", ""
 	}
-	figs := []bench.Figure{form, last, each, crash, idle, cpu, heap}
+	figs := []bench.Figure{form, last, each, crash, crashEach, detect, verdict, idle, cpu, heap}
 	return append(figs, sourceFigures("P6", cs, nc.Sources, sf.Sources)...)
 }

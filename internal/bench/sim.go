@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -41,6 +42,9 @@ type SimResult struct {
 	Last       Durations // registration → the last member has it
 	Each       Durations // registration → each member has it
 	Crash      Durations // crash → gone on every other member
+	CrashEach  Durations // crash → gone on each other member
+	Detect     Durations // crash → first suspicion (sim_detect.go)
+	Verdict    Durations // first suspicion → gone on every other member
 	Idle       []float64 // bytes/s per member
 	Sources    map[string]float64
 	CPU        float64
@@ -49,8 +53,9 @@ type SimResult struct {
 
 // simSystem is namecast or serf as P6 drives them.
 type simSystem interface {
-	// start starts member i (transport tr) joined to addr ("" for the first).
-	start(i int, tr *CountingTransport, join string) error
+	// start starts member i (transport tr) joined to addr ("" for the
+	// first), its memberlist logging to logs.
+	start(i int, tr *CountingTransport, join string, logs io.Writer) error
 	addr(i int) string
 	// aliveSeen is how many members member i sees alive.
 	aliveSeen(i int) int
@@ -84,16 +89,17 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 	cpuAt0 := CPUTime()
 	cpu := func() string { return fmt.Sprintf("(%.0fs of CPU)", (CPUTime() - cpuAt0).Seconds()) }
 	rng := rand.New(rand.NewPCG(uint64(c.Seed), 7))
+	det := &detection{}
 	ts := make([]*CountingTransport, c.N)
 	start := time.Now()
 	for i := range c.N {
-		ts[i] = WrapCounting(net.NewTransport(fmt.Sprintf("m-%04d", i)), nil, serf)
+		ts[i] = WrapCounting(net.NewTransport(simName(i)), nil, serf)
 		ts[i].SetClassify(false) // on for the idle window only
 		join := ""
 		if i > 0 {
 			join = sys.addr(rng.IntN(i))
 		}
-		if err := sys.start(i, ts[i], join); err != nil {
+		if err := sys.start(i, ts[i], join, det); err != nil {
 			return res, err
 		}
 		// A rolling start, as a deployment does: all at one instant,
@@ -181,14 +187,20 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		running = without(running, victim)
 		tctx, cancel := context.WithCancel(context.Background())
 		got := sys.watchGone(tctx, victim, running)
+		det.arm(simName(victim))
 		t0 := time.Now()
 		sys.crash(victim)
-		last, missed := collect(got, len(running), t0, c.Timeout+30*time.Second, nil)
+		last, missed := collect(got, len(running), t0, c.Timeout+30*time.Second, &res.CrashEach)
 		cancel()
 		res.Crash.Add(last, missed > 0)
+		if at := det.first(); !at.IsZero() && missed == 0 {
+			res.Detect.Add(at.Sub(t0), false)
+			res.Verdict.Add(t0.Add(last).Sub(at), false)
+		}
 		time.Sleep(2 * time.Second)
 	}
-	logf("    crash → gone: p50 %.2fs, max %.2fs %s", res.Crash.Stat().P50, res.Crash.Stat().Max, cpu())
+	logf("    crash → gone: p50 %.2fs, max %.2fs (crash → first suspicion p50 %.2fs, max %.2fs; then → gone p50 %.2fs, max %.2fs) %s",
+		res.Crash.Stat().P50, res.Crash.Stat().Max, res.Detect.Stat().P50, res.Detect.Stat().Max, res.Verdict.Stat().P50, res.Verdict.Stat().Max, cpu())
 	return res, nil
 }
 
@@ -292,12 +304,15 @@ func arrivals(ctx context.Context, members []int, wait func(ctx context.Context,
 	return out
 }
 
+// simName is member i's name in P6, for both systems.
+func simName(i int) string { return fmt.Sprintf("m-%04d", i) }
+
 // simMemberlist is the memberlist configuration both systems run in P6.
-func simMemberlist(base *memberlist.Config, name string, tr *CountingTransport) *memberlist.Config {
+func simMemberlist(base *memberlist.Config, name string, tr *CountingTransport, logs io.Writer) *memberlist.Config {
 	mc := *base
 	mc.Name = name
 	mc.Transport = tr
-	mc.LogOutput = discard{}
+	mc.LogOutput = logs
 	mc.Logger = nil
 	return &mc
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -25,14 +26,14 @@ type simNC struct {
 	down  bool
 }
 
-func (s *SimNamecast) start(i int, tr *CountingTransport, join string) error {
-	name := fmt.Sprintf("m-%04d", i)
+func (s *SimNamecast) start(i int, tr *CountingTransport, join string, logs io.Writer) error {
+	name := simName(i)
 	cfg, err := gossip.Profile(s.Profile)
 	if err != nil {
 		return err
 	}
 	cfg.Table = routes.NewTable(name, 1)
-	cfg.Memberlist = simMemberlist(cfg.Memberlist, name, tr)
+	cfg.Memberlist = simMemberlist(cfg.Memberlist, name, tr, logs)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	g, err := gossip.New(cfg)
 	if err != nil {

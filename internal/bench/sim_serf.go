@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -31,11 +32,11 @@ type simSerfNode struct {
 	changed chan struct{}
 }
 
-func (s *SimSerf) start(i int, tr *CountingTransport, join string) error {
+func (s *SimSerf) start(i int, tr *CountingTransport, join string, logs io.Writer) error {
 	if s.stop == nil {
 		s.stop = make(chan struct{})
 	}
-	name := fmt.Sprintf("m-%04d", i)
+	name := simName(i)
 	gc, err := gossip.Profile(s.Profile)
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func (s *SimSerf) start(i int, tr *CountingTransport, join string) error {
 	conf := serf.DefaultConfig()
 	conf.NodeName = name
 	conf.LogOutput = discard{}
-	conf.MemberlistConfig = simMemberlist(gc.Memberlist, name, tr)
+	conf.MemberlistConfig = simMemberlist(gc.Memberlist, name, tr, logs)
 	events := make(chan serf.Event, 1024)
 	conf.EventCh = events
 	sf, err := serf.Create(conf)
