@@ -47,14 +47,15 @@
 // also has an index (IndexOf a Watch: a topic's route, a service's URLs in
 // one category, the topic and service lists, the cluster table, the
 // members), the global index of the last change that could alter it, and
-// WaitFor wakes only when that moved. Per-view indexes are kept in 2^16
-// hashed slots (watch.go): fixed memory whatever the table's size, one
-// append per changed record on the write path, and a change wakes only the
-// waiters of its slots. A slot shared with another view can move a view's
-// index without changing its answer, so callers treat a wake-up as "maybe
-// changed", as Consul's blocking queries do; at 100 unrelated changes a
-// second that happens to a given watch about once in five minutes instead
-// of 100 times a second. Read a view's index before the view, so a change
+// WaitFor wakes only when that moved. Per-view indexes are kept in hashed
+// slots (watch.go), 32 per watch key up to 2^16, so memory follows the
+// table's names; one append per changed record on the write path, and a
+// change wakes only the waiters of its slots. A slot shared with another
+// view can move a view's index without changing its answer, so callers
+// treat a wake-up as "maybe changed", as Consul's blocking queries do; at
+// 100 unrelated changes a second that happens to a given watch about once
+// a minute or less instead of 100 times a second. Read a view's index
+// before the view, so a change
 // between the two is seen by the next wait rather than missed.
 //
 // # Concurrency

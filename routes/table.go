@@ -123,6 +123,7 @@ func NewTable(local string, inc uint64) *Table {
 	t.origins[RulesOrigin] = newOriginState(RulesOrigin, 0)
 	t.watch.init()
 	t.views.watch = &t.watch
+	t.watch.keys = t.views.keyCount
 	return t
 }
 

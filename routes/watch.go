@@ -20,22 +20,35 @@ import (
 // could alter it. Views are named by watch keys (topic T's queues, broker
 // B's records, the cluster table, the topic and service lists, the URLs
 // of one interface and category, the members), and each key is hashed
-// into one of watchBuckets slots holding the index of the last change to
+// into one of the slots, each holding the index of the last change to
 // any key in it. A view's index is the largest of its keys' slots:
 //
 //   - it is at least the index of the last change to the view, so a client
 //     that blocks on it misses nothing;
-//   - it can also move for a change to another key in the same slot. With
-//     2^16 slots, 100 unrelated changes a second wake a given watch about
-//     once every five minutes, where the global index woke it 100 times a
-//     second. Callers must treat a wake-up as "maybe changed", as Consul's
-//     blocking queries ask their clients to.
+//   - it can also move for a change to another key in the same slot.
+//     Callers must treat a wake-up as "maybe changed", as Consul's blocking
+//     queries ask their clients to.
 //
-// The slots cost 512 KiB per table, allocated at the first change, whatever
-// the table's size. On the write path a change appends its slots to a list
-// (under the table's write lock, which every change holds); bump publishes
-// them with the new index and wakes only the waiters of those slots.
-const watchBuckets = 1 << 16
+// The slots grow with the table: slotsPerKey for each watch key its views
+// have (its topics, broker names, interfaces), from minSlots up to
+// maxSlots. A change to one key then shares a slot with a watch of w keys
+// with probability about w/(slotsPerKey·K) for K keys: 100 unrelated
+// changes a second over 1,000 names wake a two-key watch about once a
+// minute (once in five at 2^16 slots), where the global index woke it 100
+// times a second. A fixed 2^16 slots
+// cost 512 KiB per table whatever its size: a gigabyte of a 2,000-member
+// simulation, and most of a small client-side agent's table. Growth is by
+// doubling, and a key's slot at 2n is its slot at n or that plus n, so the
+// new slots copy the old ones' indexes: no view's index moves.
+//
+// On the write path a change appends its slots to a list (under the
+// table's write lock, which every change holds); bump publishes them with
+// the new index and wakes only the waiters of those slots.
+const (
+	minSlots    = 64
+	maxSlots    = 1 << 16
+	slotsPerKey = 32
+)
 
 // Watch keys name what a view depends on. Each is a string hashed into a
 // slot; a Watch lists the keys of one answer. A nil Watch is the whole
@@ -88,31 +101,61 @@ func (t *Table) WatchTopicRoute(topic string) Watch {
 type watcher struct {
 	seed maphash.Seed
 
-	// marks are the slots changed since the last bump. Guarded by the
-	// table's mu, held for writing by every change.
-	marks []uint32
+	// marks are the keys' hashes changed since the last bump (the slot
+	// count may grow before the bump). Guarded by the table's mu, held for
+	// writing by every change.
+	marks []uint64
+	// keys counts the table's watch keys, for the slot count; read in bump
+	// under the table's write lock.
+	keys func() int
 
 	mu      sync.Mutex
 	index   uint64
 	changed chan struct{}            // closed at every bump
-	slots   []uint64                 // index of the last change per slot; nil until one
-	waiters map[uint32]chan struct{} // closed when the slot changes
+	slots   []uint64                 // index of the last change per slot; len a power of two
+	waiters map[uint64]chan struct{} // by slot; closed when the slot changes
 }
 
 func (w *watcher) init() {
 	w.seed = maphash.MakeSeed()
 	w.index = 1
 	w.changed = make(chan struct{})
-	w.waiters = map[uint32]chan struct{}{}
+	w.waiters = map[uint64]chan struct{}{}
+	w.slots = make([]uint64, minSlots)
 }
 
-func (w *watcher) slot(key string) uint32 {
-	return uint32(maphash.String(w.seed, key)) & (watchBuckets - 1)
+// slot is key's slot. w.mu must be held: the slot count grows.
+func (w *watcher) slot(key string) uint64 {
+	return maphash.String(w.seed, key) & uint64(len(w.slots)-1)
 }
 
 // mark records that the coming bump changes key. The table's mu must be
 // held for writing.
-func (w *watcher) mark(key string) { w.marks = append(w.marks, w.slot(key)) }
+func (w *watcher) mark(key string) { w.marks = append(w.marks, maphash.String(w.seed, key)) }
+
+// grow doubles the slots until there are slotsPerKey per watch key. w.mu
+// must be held. Waiters are woken to wait again on their keys' new slots;
+// their views' indexes are unchanged, so none returns for it.
+func (w *watcher) grow() {
+	want := minSlots
+	if w.keys != nil {
+		for want < maxSlots && want < slotsPerKey*w.keys() {
+			want *= 2
+		}
+	}
+	if want <= len(w.slots) {
+		return
+	}
+	slots := make([]uint64, want)
+	for i := range slots {
+		slots[i] = w.slots[i&(len(w.slots)-1)]
+	}
+	w.slots = slots
+	for s, ch := range w.waiters {
+		close(ch)
+		delete(w.waiters, s)
+	}
+}
 
 // bump publishes a change: the global index grows by one, the slots marked
 // since the last bump take its value, and their waiters wake. The table's
@@ -122,10 +165,10 @@ func (w *watcher) bump() {
 	w.index++
 	close(w.changed)
 	w.changed = make(chan struct{})
-	if len(w.marks) > 0 && w.slots == nil {
-		w.slots = make([]uint64, watchBuckets)
-	}
-	for _, s := range w.marks {
+	w.grow()
+	mask := uint64(len(w.slots) - 1)
+	for _, h := range w.marks {
+		s := h & mask
 		w.slots[s] = w.index
 		if ch, ok := w.waiters[s]; ok {
 			close(ch)
@@ -150,9 +193,6 @@ func (w *watcher) current() (uint64, <-chan struct{}) {
 // 1 (the index of the empty table). w.mu must be held.
 func (w *watcher) viewIndexLocked(keys Watch) uint64 {
 	idx := uint64(1)
-	if w.slots == nil {
-		return idx
-	}
 	for _, k := range keys {
 		idx = max(idx, w.slots[w.slot(k)])
 	}
@@ -262,6 +302,13 @@ func (v *viewIndex) markRecord(w *watcher, e *entry) {
 	}
 }
 
+// keyCount is the number of watch keys the views have, near enough to
+// size the slots: a topic's route, a broker name, an interface's list and
+// its two usual categories, a topic's mappings. The table's mu must be held.
+func (v *viewIndex) keyCount() int {
+	return len(v.queues) + len(v.brokers) + 3*len(v.urls) + len(v.mappings)
+}
+
 // WatchOf lists every key a change to r can mark: the views it appears in,
 // and the topic or service list it may join or leave.
 func WatchOf(r Record) Watch {
@@ -281,8 +328,11 @@ func WatchOf(r Record) Watch {
 // Overlaps reports whether a change under b's keys can wake a watch on a:
 // they share a slot. Tests and benchmarks use it to pick names that are
 // unrelated for this table's hash seed.
+// Keys that share no slot now never will: the slot count only grows.
 func (t *Table) Overlaps(a, b Watch) bool {
-	slots := map[uint32]bool{}
+	t.watch.mu.Lock()
+	defer t.watch.mu.Unlock()
+	slots := map[uint64]bool{}
 	for _, k := range a {
 		slots[t.watch.slot(k)] = true
 	}

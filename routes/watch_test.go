@@ -15,7 +15,7 @@ func url(iface, category, u string) Record {
 // slots hashed from a random seed, a key in a watched slot would wake the
 // watch by design (see watch.go), and the test must not depend on the seed.
 func unrelated(t *Table, w Watch, n int) []Record {
-	taken := map[uint32]bool{}
+	taken := map[uint64]bool{}
 	for _, k := range append(w, WatchTopics[0], WatchServices[0]) {
 		taken[t.watch.slot(k)] = true
 	}
@@ -125,5 +125,98 @@ func TestWaitForWakesOnAppearAndDrop(t *testing.T) {
 	defer cancel()
 	if got := b.WaitFor(ctx, w, b.IndexOf(w)); got != b.IndexOf(w) {
 		t.Fatalf("timed-out wait answered %d, want %d", got, b.IndexOf(w))
+	}
+}
+
+// The slots grow with the table's names. Growth must move no view's index
+// (a client blocking on one would return for nothing, or worse, see it go
+// down) and must not strand a waiter on a slot number that now means
+// another set of keys.
+func TestSlotsGrowWithoutMovingIndexesOrStrandingWaiters(t *testing.T) {
+	tab := NewTable("a", 1)
+	if n := len(tab.watch.slots); n != minSlots {
+		t.Fatalf("an empty table has %d slots, want %d", n, minSlots)
+	}
+	var recs []Record
+	for i := range 40 {
+		recs = append(recs, queue(fmt.Sprintf("b%d", i), fmt.Sprintf("T%d", i), 4))
+	}
+	tab.ApplyLocal(recs, nil)
+	w := tab.WatchTopicRoute("T0")
+	after := tab.IndexOf(w)
+
+	// White-box: every key's index, before and after a growth on its own.
+	var keys []string
+	for i := range 40 {
+		keys = append(keys, topicKey(fmt.Sprintf("T%d", i)), brokerKey(fmt.Sprintf("b%d", i)))
+	}
+	before := map[string]uint64{}
+	for _, k := range keys {
+		before[k] = tab.IndexOf(Watch{k})
+	}
+	woke := make(chan uint64, 1)
+	go func() { woke <- tab.WaitFor(context.Background(), w, after) }()
+	waitForWaiter(t, tab)
+	n := len(tab.watch.slots)
+	tab.mu.Lock()
+	tab.watch.mu.Lock()
+	tab.watch.keys = func() int { return 1000 }
+	tab.watch.grow()
+	tab.watch.keys = tab.views.keyCount
+	tab.watch.mu.Unlock()
+	tab.mu.Unlock()
+	if len(tab.watch.slots) <= n {
+		t.Fatalf("slots did not grow from %d for 1,000 keys", n)
+	}
+	for _, k := range keys {
+		if got := tab.IndexOf(Watch{k}); got != before[k] {
+			t.Fatalf("%q's index went %d -> %d when the slots grew", k, before[k], got)
+		}
+	}
+	// Growth woke the waiter (its slot numbers changed); once it is
+	// waiting again it has not returned.
+	waitForWaiter(t, tab)
+	select {
+	case i := <-woke:
+		t.Fatalf("the waiter returned at %d (asked after %d) for a growth", i, after)
+	default:
+	}
+	// Its topic changes: the waiter, now on the new slots, wakes.
+	tab.ApplyLocal([]Record{queue("b0", "T0", 8)}, nil)
+	select {
+	case i := <-woke:
+		if i <= after || i != tab.IndexOf(w) {
+			t.Fatalf("woke at %d, asked after %d, view at %d", i, after, tab.IndexOf(w))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not wake for its own topic after the slots grew")
+	}
+
+	// Through the write path: thousands of names reach the cap.
+	recs = recs[:0]
+	for i := range 3000 {
+		recs = append(recs, queue(fmt.Sprintf("ob%d", i), fmt.Sprintf("O%d", i), 4))
+	}
+	tab.ApplyLocal(recs, nil)
+	if got := len(tab.watch.slots); got != maxSlots {
+		t.Fatalf("%d slots for 6,080 keys, want the cap %d", got, maxSlots)
+	}
+}
+
+// waitForWaiter polls until a WaitFor is waiting on its slots.
+func waitForWaiter(t *testing.T, tab *Table) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tab.watch.mu.Lock()
+		n := len(tab.watch.waiters)
+		tab.watch.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no waiter registered within 10s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
