@@ -82,3 +82,17 @@ func TestRestartWithClockBehindIsTaken(t *testing.T) {
 		}
 	})
 }
+
+// Members keep their tags encoded and read only the incarnation from them
+// (members.go): the field metaInc decodes must be the tag metaFor writes.
+func TestIncarnationIsReadFromEncodedTags(t *testing.T) {
+	meta := metaFor(map[string]string{"role": "broker", "http": "127.0.0.1:8500"}, 1733078400123456789)
+	if got := metaInc(meta); got != 1733078400123456789 {
+		t.Fatalf("metaInc = %d, want the incarnation metaFor encoded", got)
+	}
+	for _, bad := range [][]byte{nil, []byte("{"), []byte(`{"inc":"x"}`), []byte(`{"inc":7}`)} {
+		if got := metaInc(bad); got != 0 {
+			t.Fatalf("metaInc(%q) = %d, want 0 (unreadable tags still make a member)", bad, got)
+		}
+	}
+}

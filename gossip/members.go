@@ -37,7 +37,12 @@ type Member struct {
 type member struct {
 	addr   string
 	status Status
-	tags   map[string]string
+	// meta is the member's encoded tags as memberlist holds them (shared,
+	// never written): every member holds every other, so a decoded map
+	// per member was an N² cost, the largest in a big cluster's heap.
+	// Members decodes them; inc is the one tag read on the hot paths.
+	meta   []byte
+	inc    uint64
 	since  time.Time
 	coord  *coordinate.Coordinate
 	// held: declared dead, but answering, so its routes stay while it
@@ -68,7 +73,7 @@ func (g *Gossip) markLeft(name string, inc uint64) {
 	defer g.fate.Unlock()
 	g.mu.Lock()
 	m := g.members[name]
-	if m == nil || m.status != StatusAlive || inc != 0 && memberInc(m) > inc {
+	if m == nil || m.status != StatusAlive || inc != 0 && m.inc > inc {
 		g.mu.Unlock()
 		return
 	}
@@ -76,7 +81,7 @@ func (g *Gossip) markLeft(name string, inc uint64) {
 	g.down[name] = struct{}{}
 	m.gen++
 	delete(g.pending, name)
-	mInc := memberInc(m)
+	mInc := m.inc
 	g.mu.Unlock()
 	g.withdrawLocked(name, max(inc, mInc))
 	g.log.Info("member leaving", "member", name)
@@ -106,7 +111,7 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 	m.addr, m.status, m.since, m.held = nodeAddr(n), status, time.Now(), false
 	g.down[n.Name] = struct{}{}
 	m.gen++
-	gen, inc := m.gen, memberInc(m)
+	gen, inc := m.gen, m.inc
 	delete(g.pending, n.Name)
 	// A death gossiped by others may be a stale verdict (a host that was
 	// cut off passing on what it saw then): the routes stay while the
@@ -125,8 +130,7 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 }
 
 func (g *Gossip) upsert(n *memberlist.Node, update bool) {
-	tags := map[string]string{}
-	_ = json.Unmarshal(n.Meta, &tags) // a member with unreadable tags is still a member
+	inc := metaInc(n.Meta)
 	g.fate.Lock()
 	defer g.fate.Unlock()
 	g.mu.Lock()
@@ -134,7 +138,7 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 	// A new incarnation is a restart under the same name: memberlist may
 	// report it as an update when it never saw the member go (its leave
 	// gossip lost, its direct notice not), and it is alive.
-	if update && m != nil && m.status == StatusLeft && m.tags[TagIncarnation] == tags[TagIncarnation] {
+	if update && m != nil && m.status == StatusLeft && m.inc == inc {
 		g.mu.Unlock()
 		return
 	}
@@ -144,13 +148,12 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 		g.members[n.Name] = m
 	}
 	held := m.held
-	m.addr, m.status, m.tags, m.held = nodeAddr(n), StatusAlive, tags, false
+	m.addr, m.status, m.meta, m.inc, m.held = nodeAddr(n), StatusAlive, n.Meta, inc, false
 	delete(g.down, n.Name)
 	if joined {
 		m.since = time.Now()
 		m.gen++
 	}
-	inc := memberInc(m)
 	g.mu.Unlock()
 	if n.Name == g.name {
 		return
@@ -213,12 +216,9 @@ func (g *Gossip) Members() []Member {
 	g.mu.Lock()
 	out := make([]Member, 0, len(g.members))
 	for name, m := range g.members {
-		st := m.status
-		tags := make(map[string]string, len(m.tags))
-		for k, v := range m.tags {
-			tags[k] = v
-		}
-		out = append(out, Member{Name: name, Addr: m.addr, Status: st, Tags: tags})
+		tags := map[string]string{}
+		_ = json.Unmarshal(m.meta, &tags) // a member with unreadable tags is still a member
+		out = append(out, Member{Name: name, Addr: m.addr, Status: m.status, Tags: tags})
 	}
 	g.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -232,8 +232,13 @@ func nodeAddr(n *memberlist.Node) string {
 	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
 }
 
-// memberInc is the incarnation a member's tags announce, 0 if none.
-func memberInc(m *member) uint64 {
-	inc, _ := strconv.ParseUint(m.tags[TagIncarnation], 10, 64)
+// metaInc is the incarnation encoded tags announce, 0 if none or
+// unreadable (a member with unreadable tags is still a member).
+func metaInc(meta []byte) uint64 {
+	var tags struct {
+		Inc string `json:"inc"` // TagIncarnation
+	}
+	_ = json.Unmarshal(meta, &tags)
+	inc, _ := strconv.ParseUint(tags.Inc, 10, 64)
 	return inc
 }

@@ -143,7 +143,7 @@ func (g *Gossip) withdrawHeld(c deathCheck, why string) {
 		return
 	}
 	m.held = false
-	inc := memberInc(m)
+	inc := m.inc
 	g.mu.Unlock()
 	g.log.Debug("death confirmed", "member", c.name, "how", why)
 	g.withdrawLocked(c.name, inc)
@@ -170,7 +170,7 @@ func (g *Gossip) sweep() {
 			g.mu.Lock()
 			var inc uint64
 			if m := g.members[o]; m != nil {
-				inc = memberInc(m)
+				inc = m.inc
 			}
 			g.mu.Unlock()
 			if g.table.DropOrigin(o, inc) {
