@@ -50,6 +50,7 @@ type options struct {
 	p6IdleFor  time.Duration
 	p6GOGC     int
 	p6Systems  []string
+	p6Results  string
 }
 
 func defaults() *options {
@@ -126,6 +127,7 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.p6Loss, "p6-loss", o.p6Loss, "P6 packet loss on every link (0-1)")
 	fs.DurationVar(&o.p6IdleFor, "p6-idle", o.p6IdleFor, "P6 virtual window for idle traffic and CPU")
 	fs.IntVar(&o.p6GOGC, "p6-gogc", o.p6GOGC, "P6 garbage collector target (GOGC) while simulating; memory for CPU")
+	fs.StringVar(&o.p6Results, "p6-results", "", "P6: save each system's raw result in this directory, and read one saved there instead of simulating it (two -p6-systems halves run at once, then a run with both judges them)")
 	fs.Func("p6-systems", "P6 systems to simulate ("+strings.Join(o.p6Systems, ",")+"): one alone runs a size's two halves in two processes at once; its figures leave the other's side empty", func(s string) error {
 		for _, sys := range strings.Split(s, ",") {
 			if sys != "namecast" && sys != "serf" {

@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"testing"
@@ -29,27 +34,58 @@ func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
 			cfg := bench.SimConfig{N: n, Profile: profile, Loss: o.p6Loss, MinDelay: 100 * time.Microsecond, MaxDelay: time.Millisecond,
 				Trials: o.p6Trials, Crashes: o.p6Crashes, IdleFor: o.p6IdleFor, Seed: int64(n), Timeout: 15 * time.Second,
 				Logf: func(f string, a ...any) { bench.Progress(f, a...) }}
-			var nc, sf bench.SimResult
-			if slices.Contains(o.p6Systems, "namecast") {
-				bench.Progress("  N=%d %s: namecast", n, profile)
+			var res [2]bench.SimResult
+			var have [2]bool
+			for i, sys := range []string{"namecast", "serf"} {
 				var err error
-				if nc, err = simulate(ctx, &bench.SimNamecast{Profile: profile}, false, cfg); err != nil {
-					return figs, fmt.Errorf("namecast N=%d: %w", n, err)
+				if res[i], have[i], err = p6Result(ctx, o, sys, cfg); err != nil {
+					return figs, err
 				}
-				bench.ReleaseMemory()
 			}
-			if slices.Contains(o.p6Systems, "serf") {
-				bench.Progress("  N=%d %s: serf", n, profile)
-				var err error
-				if sf, err = simulate(ctx, &bench.SimSerf{Profile: profile}, true, cfg); err != nil {
-					return figs, fmt.Errorf("serf N=%d: %w", n, err)
-				}
-				bench.ReleaseMemory()
-			}
-			figs = append(figs, p6Figures(cfg, o.p6Loss, nc, sf, len(o.p6Systems) == 2)...)
+			nc, sf := res[0], res[1]
+			figs = append(figs, p6Figures(cfg, o.p6Loss, nc, sf, have[0] && have[1])...)
 		}
 	}
 	return figs, nil
+}
+
+// p6Result is sys's result at cfg: read from -p6-results when a run saved
+// it there, else simulated if sys is in -p6-systems (and saved there).
+// That lets the two systems of a size that needs the machine's memory run
+// as two processes at once, and a third run judge them side by side.
+func p6Result(ctx context.Context, o *options, sys string, cfg bench.SimConfig) (res bench.SimResult, ok bool, err error) {
+	file := ""
+	if o.p6Results != "" {
+		file = filepath.Join(o.p6Results, fmt.Sprintf("p6-%s-%d-loss%g-%s.json", cfg.Profile, cfg.N, cfg.Loss, sys))
+		if b, err := os.ReadFile(file); err == nil {
+			bench.Progress("  N=%d %s: %s read from %s", cfg.N, cfg.Profile, sys, file)
+			return res, true, json.Unmarshal(b, &res)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return res, false, err
+		}
+	}
+	if !slices.Contains(o.p6Systems, sys) {
+		return res, false, nil
+	}
+	bench.Progress("  N=%d %s: %s", cfg.N, cfg.Profile, sys)
+	var s interface{} = &bench.SimNamecast{Profile: cfg.Profile}
+	if sys == "serf" {
+		s = &bench.SimSerf{Profile: cfg.Profile}
+	}
+	if res, err = simulate(ctx, s, sys == "serf", cfg); err != nil {
+		return res, false, fmt.Errorf("%s N=%d: %w", sys, cfg.N, err)
+	}
+	bench.ReleaseMemory()
+	if file != "" {
+		b, err := json.Marshal(res)
+		if err == nil {
+			err = os.WriteFile(file, b, 0o644)
+		}
+		if err != nil {
+			return res, true, fmt.Errorf("saving %s's result: %w", sys, err)
+		}
+	}
+	return res, true, nil
 }
 
 // p6GC sets the collector for the simulation and returns what restores
