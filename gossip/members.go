@@ -41,10 +41,10 @@ type member struct {
 	// never written): every member holds every other, so a decoded map
 	// per member was an N² cost, the largest in a big cluster's heap.
 	// Members decodes them; inc is the one tag read on the hot paths.
-	meta   []byte
-	inc    uint64
-	since  time.Time
-	coord  *coordinate.Coordinate
+	meta  []byte
+	inc   uint64
+	since time.Time
+	coord *coordinate.Coordinate
 	// held: declared dead, but answering, so its routes stay while it
 	// refutes (withdraw.go). gen changes with every status change, so a
 	// late confirmation acts only on the death it was started for.
