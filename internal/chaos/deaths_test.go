@@ -2,6 +2,7 @@ package chaos_test
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -48,9 +49,44 @@ func TestNoFalseDeaths(t *testing.T) {
 		for _, e := range deaths.Events() {
 			t.Errorf("false death: %s", e)
 		}
+		if t.Failed() {
+			t.Logf("failure detector trail:\n%s", strings.Join(deaths.Trail(), "\n"))
+		}
 		testutil.Eventually(t, time.Minute, func() error { return chaos.Check(m, sys.Replicas(), time.Now()) })
 		s := net.TotalStats()
 		t.Logf("%d nodes, %v at 10%% loss: %d of %d packets dropped, no member declared dead",
 			len(sys.Names()), length, s.PacketsDropped, s.PacketsSent)
 	})
+}
+
+// TestDeathLogKeepsTheDetectorsTrail checks what a false death's report is
+// made of: departures as events, and memberlist's own lines about
+// suspicion, with the node that logged them, as the trail.
+func TestDeathLogKeepsTheDetectorsTrail(t *testing.T) {
+	deaths := chaos.NewDeathLog()
+	a := slog.New(deaths).With("node", "a")
+	ml := a.With("component", "memberlist")
+	ml.Info("Suspect b has failed, no acks received")
+	ml.Warn("Refuting a suspect message (from: c)")
+	ml.Debug("Failed UDP ping: b (timeout reached)") // below info: not kept
+	a.Info("member dead", "member", "b")
+	a.Info("member joined", "member", "d") // gossip's, not memberlist's: not kept
+
+	if got := deaths.Events(); len(got) != 1 || !strings.Contains(got[0], "a saw b") {
+		t.Errorf("events %q, want the one death of b seen by a", got)
+	}
+	trail := deaths.Trail()
+	if len(trail) != 3 || !strings.Contains(trail[0], "a: Suspect b has failed") ||
+		!strings.Contains(trail[1], "Refuting") || !strings.Contains(trail[2], "member dead") {
+		t.Errorf("trail %q", trail)
+	}
+	if got := deaths.Trail("c"); len(got) != 1 {
+		t.Errorf("trail of c %q, want the refutation only", got)
+	}
+	if got := deaths.Trail("b-1"); len(got) != 0 {
+		t.Errorf("trail of b-1 %q, want none (b is not b-1)", got)
+	}
+	if n := deaths.Suspicions(); n != 1 {
+		t.Errorf("%d suspicions counted, want 1", n)
+	}
 }

@@ -3,6 +3,8 @@
 // It owns two habits from STYLE.md: wait for conditions, not durations
 // ([Eventually]), and fail tests that leak goroutines ([CheckLeaks]). Both
 // report through the testing.TB they are given and must be called from the
-// test's own goroutine, like t.Fatal. They depend on nothing outside the
+// test's own goroutine, like t.Fatal. A third, [SchedMeter], measures how
+// promptly the machine ran the process, so a real-time test can tell a
+// starved machine from slow code. They depend on nothing outside the
 // standard library so any package may import them from its tests.
 package testutil
