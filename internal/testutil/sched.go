@@ -103,10 +103,25 @@ func (m *SchedMeter) Stop() SchedReport {
 	return r
 }
 
+// WaitPerCPU is the run-queue wait per second of CPU used: how deep the
+// machine's run queue was, as this process felt it. With R threads
+// runnable on C cores each runs C/R of the time it wants, so the ratio is
+// about R/C - 1: ~1 beside one other busy process on 2 cores, ~9 at a
+// load of 20. It is -1 when the wait is unknown, 0 for an idle process.
+func (r SchedReport) WaitPerCPU() float64 {
+	if r.RunQueueWait < 0 {
+		return -1
+	}
+	if r.CPU <= 0 {
+		return 0
+	}
+	return r.RunQueueWait.Seconds() / r.CPU.Seconds()
+}
+
 func (r SchedReport) String() string {
 	wait := "unknown"
 	if r.RunQueueWait >= 0 {
-		wait = r.RunQueueWait.Round(time.Millisecond).String()
+		wait = fmt.Sprintf("%v (%.1f s per CPU-second)", r.RunQueueWait.Round(time.Millisecond), r.WaitPerCPU())
 	}
 	return fmt.Sprintf("over %v the process used %.2f cores; its threads waited %s for a CPU; "+
 		"a 10 ms sleeper woke up to %v late (%d times over %v)",

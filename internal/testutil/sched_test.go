@@ -24,6 +24,9 @@ func TestSchedMeterReportsCPUAndWait(t *testing.T) {
 	if _, err := os.Stat("/proc/self/task"); err == nil && r.RunQueueWait < 0 {
 		t.Errorf("run-queue wait unknown though /proc/self/task exists")
 	}
+	if r.RunQueueWait >= 0 && r.WaitPerCPU() < 0 {
+		t.Errorf("wait per CPU-second %v with the wait known", r.WaitPerCPU())
+	}
 	if r.MaxStall < 0 || r.Stalls < 0 {
 		t.Errorf("negative stall %v / %d", r.MaxStall, r.Stalls)
 	}
