@@ -70,39 +70,58 @@ var errTruncated = errors.New("truncated")
 func (s Snapshot) EncodeBinaryParts(maxBytes int, emit func(part []byte)) {
 	ops := slices.Clone(s.Ops)
 	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
-	var body, out []byte
-	lo, prev, count := "", "", 0
-	finish := func(hi string) {
-		out = appendStr(out[:0], s.Origin)
-		out = binary.AppendUvarint(out, s.Inc)
-		out = binary.AppendUvarint(out, s.Seq)
-		flags := uint64(0)
-		if s.Authoritative {
-			flags = 1
-		}
-		out = binary.AppendUvarint(out, flags)
-		out = appendStr(out, lo)
-		out = appendStr(out, hi)
-		out = binary.AppendUvarint(out, uint64(count))
-		out = append(out, body...)
-		emit(out)
-		body, lo, prev, count = body[:0], hi, "", 0
-	}
-	var rec []byte
+	p := partEncoder{head: s, maxBytes: maxBytes, emit: emit}
 	for _, op := range ops {
-		mark := len(body)
-		body = appendOp(body, prev, op, &rec)
-		if count > 0 && len(body) > maxBytes {
-			// Over the limit: this op opens the next part, where it is
-			// encoded again against an empty previous key.
-			body = body[:mark]
-			finish(op.Key)
-			body = appendOp(body, prev, op, &rec)
-		}
-		prev = op.Key
-		count++
+		p.add(op)
 	}
-	finish("")
+	p.finish("")
+}
+
+// partEncoder cuts ops, added in key order, into parts of about maxBytes
+// of encoded ops and emits each; head gives the parts' origin, inc, seq
+// and authority.
+type partEncoder struct {
+	head     Snapshot
+	maxBytes int
+	emit     func(part []byte)
+
+	body, out, rec []byte
+	lo, prev       string
+	count          int
+}
+
+func (p *partEncoder) add(op Op) {
+	mark := len(p.body)
+	p.body = appendOp(p.body, p.prev, op, &p.rec)
+	if p.count > 0 && len(p.body) > p.maxBytes {
+		// Over the limit: this op opens the next part, where it is
+		// encoded again against an empty previous key.
+		p.body = p.body[:mark]
+		p.finish(op.Key)
+		p.body = appendOp(p.body, p.prev, op, &p.rec)
+	}
+	p.prev = op.Key
+	p.count++
+}
+
+// finish emits the part being filled as covering keys up to hi.
+func (p *partEncoder) finish(hi string) {
+	s := &p.head
+	out := appendStr(p.out[:0], s.Origin)
+	out = binary.AppendUvarint(out, s.Inc)
+	out = binary.AppendUvarint(out, s.Seq)
+	flags := uint64(0)
+	if s.Authoritative {
+		flags = 1
+	}
+	out = binary.AppendUvarint(out, flags)
+	out = appendStr(out, p.lo)
+	out = appendStr(out, hi)
+	out = binary.AppendUvarint(out, uint64(p.count))
+	out = append(out, p.body...)
+	p.emit(out)
+	p.out = out
+	p.body, p.lo, p.prev, p.count = p.body[:0], hi, "", 0
 }
 
 func appendOp(b []byte, prev string, op Op, rec *[]byte) []byte {

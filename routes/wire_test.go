@@ -244,6 +244,16 @@ func FuzzDecodeBinaryPart(f *testing.F) {
 // BenchmarkJoinMerge is a joiner's side of a sync of 100 brokers × 1000
 // topics held by two origins: decode every binary part, merge it.
 func BenchmarkJoinMerge(b *testing.B) {
+	for _, auth := range []bool{false, true} {
+		name := "replica"
+		if auth {
+			name = "origin" // a joiner pulls the largest origins from themselves
+		}
+		b.Run(name, func(b *testing.B) { benchJoinMerge(b, auth) })
+	}
+}
+
+func benchJoinMerge(b *testing.B, auth bool) {
 	var parts [][]byte
 	for o := range 2 {
 		origin := NewTable(fmt.Sprintf("o%d", o), 1)
@@ -257,14 +267,18 @@ func BenchmarkJoinMerge(b *testing.B) {
 		}
 		origin.ApplyLocal(recs, nil)
 		snap, _ := origin.Snapshot(origin.Local())
-		snap.Authoritative = false
+		snap.Authoritative = auth
 		snap.EncodeBinaryParts(256<<10, func(p []byte) { parts = append(parts, slices.Clone(p)) })
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		t := NewTable("joiner", 1)
-		for _, p := range parts {
-			s, err := DecodeBinaryPart(p)
+		var dec PartDecoder
+		for i, p := range parts {
+			if i%4 == 0 {
+				dec = PartDecoder{} // gossip decodes a message (~4 parts) with one
+			}
+			s, err := dec.Decode(p)
 			if err != nil {
 				b.Fatal(err)
 			}
