@@ -85,13 +85,35 @@ type originState struct {
 	// until one. Only rules have one, and a field in every entry would cost
 	// every record of every origin 16 bytes.
 	writers map[string]string
-	// clearOK says no live key is at or above clearFrom (all keys are at
-	// or above "", so a new state has none). A part of the origin's own
-	// snapshot starting at or above it has no live key in its range
-	// before it is merged, so nothing to remove besides what it lists:
-	// Merge skips the scan of every live key (mergeFastPath).
-	clearFrom string
-	clearOK   bool
+	// clearOK says every live key lies in one of the claimed ranges,
+	// each filled by one part of the origin's own snapshot (a new state
+	// has no key and no range). A part of the origin's own snapshot whose
+	// range overlaps none of them held no live key before it is merged,
+	// so there is nothing to remove besides what it lists: Merge skips
+	// the scan of every live key (mergeFastPath). Any other put ends it.
+	clearOK bool
+	claimed []keyRange
+}
+
+// keyRange is [lo, hi); an empty hi is open.
+type keyRange struct{ lo, hi string }
+
+func (r keyRange) overlaps(o keyRange) bool {
+	return (r.hi == "" || o.lo < r.hi) && (o.hi == "" || r.lo < o.hi)
+}
+
+// unclaimed reports whether r overlaps none of the claimed ranges, and
+// clearOK holds.
+func (st *originState) unclaimed(r keyRange) bool {
+	if !st.clearOK || (r.hi != "" && r.hi <= r.lo) {
+		return false
+	}
+	for _, c := range st.claimed {
+		if c.overlaps(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeFastPath lets Merge skip the scan for unlisted keys where clearOK
@@ -234,21 +256,24 @@ func (t *Table) Merge(s Snapshot) Result {
 	}
 	// Only an authoritative snapshot removes what it does not list; a
 	// replica's needs no set of its keys. Neither does one whose range
-	// held no live key before it (clearOK): a joiner's first copy of an
-	// origin, its parts arriving in key order, where the scan below, of
-	// every live key of the origin for each part, cost the P4 joiner as
-	// much CPU as decoding.
-	fresh := mergeFastPath && s.Authoritative && st.clearOK && s.Lo >= st.clearFrom
+	// held no live key before it (unclaimed): a joiner's first copy of
+	// an origin, where the scan below, of every live key of the origin
+	// for each part, cost the P4 joiner as much CPU as decoding. Its parts
+	// arrive in several messages, each merged on its own goroutine, so
+	// in any order.
+	r := keyRange{s.Lo, s.Hi}
+	fresh := mergeFastPath && s.Authoritative && st.unclaimed(r)
+	claimed := st.claimed
 	var listed map[string]bool
 	if s.Authoritative && !fresh {
 		listed = make(map[string]bool, len(s.Ops))
 	}
-	within := true // every put of this snapshot is below its Hi
+	within := true // every put of this snapshot is in its range
 	for _, op := range s.Ops {
 		if listed != nil {
 			listed[op.Key] = true
 		}
-		if op.Rec != nil && s.Hi != "" && op.Key >= s.Hi {
+		if op.Rec != nil && !s.Covers(op.Key) {
 			within = false
 		}
 		// The origin's own snapshot is the truth at s.Seq, so the floor,
@@ -256,10 +281,9 @@ func (t *Table) Merge(s Snapshot) Result {
 		// apply to it.
 		t.countOp(&res, t.applyChecked(s.Origin, st, op, !s.Authoritative))
 	}
-	if fresh && within && s.Hi > s.Lo {
-		// No live key was at or above Lo, and this part put none at or
-		// above Hi (an open Hi leaves nothing to promise).
-		st.clearFrom, st.clearOK = s.Hi, true
+	if fresh && within {
+		// Its puts (which ended clearOK) all lie in its range.
+		st.clearOK, st.claimed = true, append(claimed, r)
 	}
 	if s.Authoritative {
 		var gone []string // the live set must not change while it is read
@@ -408,9 +432,7 @@ func (t *Table) applyOp(origin string, st *originState, op Op) {
 	delete(st.tombs, op.Key)
 	t.unretire(st, op.Key)
 	if op.Rec != nil {
-		if st.clearOK && op.Key >= st.clearFrom {
-			st.clearOK = false
-		}
+		st.clearOK, st.claimed = false, nil
 		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec)}
 		st.live.put(e)
 		if op.Writer != "" {
