@@ -408,7 +408,8 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 	if useFloor && op.Seq <= st.floor {
 		return opStale
 	}
-	if e, ok := st.live.get(op.Key); ok && !newer(op.Seq, op.Writer, e.seq, st.writer(op.Key)) {
+	old, live := st.live.get(op.Key)
+	if live && !newer(op.Seq, op.Writer, old.seq, st.writer(op.Key)) {
 		st.seq = max(st.seq, op.Seq)
 		return opStale
 	}
@@ -416,13 +417,21 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 		st.seq = max(st.seq, op.Seq)
 		return opStale
 	}
-	t.applyOp(origin, st, op)
+	t.applyLooked(origin, st, op, old, live)
 	return opApplied
 }
 
 // applyOp writes an op known to be newest for its key.
 func (t *Table) applyOp(origin string, st *originState, op Op) {
-	if old, ok := st.live.get(op.Key); ok {
+	old, live := st.live.get(op.Key)
+	t.applyLooked(origin, st, op, old, live)
+}
+
+// applyLooked is applyOp with the key's live entry already looked up
+// (live false: none): a joiner merging 100,100 records looked each up
+// twice.
+func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, live bool) {
+	if live {
 		st.hash ^= pairHash(op.Key, st.writer(op.Key), old.seq)
 		t.views.unlink(old)
 		st.live.del(op.Key)
