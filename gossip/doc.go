@@ -43,8 +43,8 @@
 //     (parts.go). Pulls wait a short grace first, since a gap seen while a
 //     change is still spreading usually closes by itself. memberlist's
 //     push/pull carries the same digests, so a joining agent syncs at
-//     once: it pulls without the grace, each of the largest origins from
-//     the origin itself, so several members encode its table at once. An
+//     once: it pulls without the grace, everything from the member it
+//     joined through (the one that surely knows it yet). An
 //     origin being pulled is left out of the digests we send, since its
 //     entry is partial until every part has arrived.
 //  4. An agent that finds its own name at a higher incarnation in a peer's
