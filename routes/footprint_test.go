@@ -113,3 +113,16 @@ func BenchmarkTopicRoute(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTopicRouteIndex is what an HTTP query adds to TopicRoute: the
+// index of the route's view (X-Namecast-Index), read on every answer.
+func BenchmarkTopicRouteIndex(b *testing.B) {
+	tbl := footprintTable(b, 100, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if tbl.IndexOf(tbl.WatchTopicRoute(fmt.Sprintf("topic-%04d", i%1000))) == 0 {
+			b.Fatal("no index")
+		}
+	}
+}
