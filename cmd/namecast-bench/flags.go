@@ -60,7 +60,7 @@ func defaults() *options {
 		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
-		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 3, p6IdleFor: 30 * time.Second, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
+		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 10, p6IdleFor: 30 * time.Second, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
 	}
 }
 
