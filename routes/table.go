@@ -93,6 +93,14 @@ type originState struct {
 	// the scan of every live key (mergeFastPath). Any other put ends it.
 	clearOK bool
 	claimed []keyRange
+	// keys are the live keys in order, for the scan of an authoritative
+	// part's range (unlisted): a re-pull of an origin in P parts scanned
+	// all K live keys P times (12 s for 250,250 records in 38 parts).
+	// Built by the first scan that needs it and dropped after the part
+	// that ends the key space; keys put since are in added (keys deleted
+	// since are skipped by a lookup). nil when not built.
+	keys  []string
+	added []string
 }
 
 // keyRange is [lo, hi); an empty hi is open.
@@ -288,11 +296,10 @@ func (t *Table) Merge(s Snapshot) Result {
 	if s.Authoritative {
 		var gone []string // the live set must not change while it is read
 		if !fresh {
-			for k, e := range st.live.all() {
-				if e.seq <= s.Seq && s.Covers(k) && !listed[k] {
-					gone = append(gone, k)
-				}
-			}
+			gone = st.unlisted(s, listed)
+		}
+		if s.Hi == "" {
+			st.keys, st.added = nil, nil // a re-pull's last part, usually
 		}
 		for _, k := range gone {
 			t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})
@@ -444,6 +451,9 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 		st.clearOK, st.claimed = false, nil
 		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec)}
 		st.live.put(e)
+		if !live { // a key live before is in the index already
+			st.noteAdded(op.Key)
+		}
 		if op.Writer != "" {
 			if st.writers == nil {
 				st.writers = map[string]string{}

@@ -307,3 +307,49 @@ func BenchmarkEncodeOrigin(b *testing.B) {
 		snap.EncodeBinaryParts(256<<10, func(p []byte) { n += len(p) })
 	}
 }
+
+// BenchmarkRepullMerge is a replica pulling again an origin it holds (its
+// digest differed): 100 brokers × 1000 topics from one origin, every part
+// authoritative, merged into a table that has them all. Each part removes
+// what it does not list in its range; "full-scan" looks for those among
+// every live key, part after part.
+func BenchmarkRepullMerge(b *testing.B) {
+	origin := NewTable("o", 1)
+	var recs []Record
+	for br := range 100 {
+		name := fmt.Sprintf("broker-%03d", br)
+		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: name, Addr: "127.0.0.1:10911"}})
+		for i := range 1000 {
+			recs = append(recs, queue(name, fmt.Sprintf("topic-%04d", i), 8))
+		}
+	}
+	origin.ApplyLocal(recs, nil)
+	snap, _ := origin.Snapshot("o")
+	var parts []Snapshot
+	snap.EncodeBinaryParts(256<<10, func(p []byte) {
+		s, err := DecodeBinaryPart(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		parts = append(parts, s)
+	})
+	replica := NewTable("r", 1)
+	for _, p := range parts {
+		replica.Merge(p)
+	}
+	for _, sorted := range []bool{true, false} {
+		name := "index"
+		if !sorted {
+			name = "full-scan"
+		}
+		b.Run(fmt.Sprintf("%s-%dparts", name, len(parts)), func(b *testing.B) {
+			defer func() { mergeSortedScan = true }()
+			mergeSortedScan = sorted
+			for b.Loop() {
+				for _, p := range parts {
+					replica.Merge(p)
+				}
+			}
+		})
+	}
+}
