@@ -117,17 +117,32 @@ func waitSummary(ctx context.Context, a *bench.Agent, ref uint64, start time.Tim
 	return out.Last
 }
 
+// p4Goals are issue 13's for a table of records: 100 brokers × 1000
+// topics synced within 0.5 s in at most 40 MB (a client host's sidecar),
+// 500 × 1000 within 3 s in 150 MB; the first P4's 2 s and 100 MB for
+// other sizes, such as the small tables of CI's smoke test.
+func p4Goals(records int) (syncSeconds, rssMB float64) {
+	switch records {
+	case 500_500:
+		return 3, 150
+	case 100_100:
+		return 0.5, 40
+	}
+	return 2, 100
+}
+
 func p4Figures(o *options, records int, sync bench.Durations, joinHeap []float64, perHolder float64, child childResult, agents int) []bench.Figure {
 	cs := fmt.Sprintf("%d×%d on %d", o.p4Brokers, o.p4Topics, o.p4Agents)
+	syncGoal, rssGoal := p4Goals(records)
 	syncF := bench.Figure{Scenario: "P4", Case: cs, Metric: "join → digest equal", Unit: bench.UnitSeconds, Namecast: sync.Stat()}
-	syncF = syncF.Judge("≤ 2s", syncF.Namecast.Max <= 2)
+	syncF = syncF.Judge(fmt.Sprintf("≤ %gs", syncGoal), syncF.Namecast.Max <= syncGoal)
 	syncF.Note = fmt.Sprintf("%d records; clock from agent start (bind, join) to its digest matching the cluster's", records)
 	childSync := bench.Figure{Scenario: "P4", Case: cs, Metric: "join → digest equal, own process", Unit: bench.UnitSeconds,
 		Namecast: bench.Summarize([]float64{child.SyncSeconds})}
-	childSync = childSync.Judge("≤ 2s", child.SyncSeconds <= 2)
+	childSync = childSync.Judge(fmt.Sprintf("≤ %gs", syncGoal), child.SyncSeconds <= syncGoal)
 	rss := bench.Figure{Scenario: "P4", Case: cs, Metric: "agent RSS, own process", Unit: bench.UnitMB,
 		Namecast: bench.Summarize([]float64{bench.MB(child.RSS)})}
-	rss = rss.Judge("≤ 100 MB", bench.MB(child.RSS) <= 100)
+	rss = rss.Judge(fmt.Sprintf("≤ %g MB", rssGoal), bench.MB(child.RSS) <= rssGoal)
 	rss.Note = fmt.Sprintf("VmRSS of a process running one agent holding the table, memory limit %s (peak %.1f MB; its heap in use: %.1f MB; %.1f MB allocated and %.2fs CPU during the join)",
 		limitString(child), bench.MB(child.PeakRSS), bench.MB(child.Heap), bench.MB(child.TotalAlloc), child.CPUSeconds)
 	heap := bench.Figure{Scenario: "P4", Case: cs, Metric: "joiner heap growth", Unit: bench.UnitMB, Namecast: bench.Summarize(joinHeap)}
