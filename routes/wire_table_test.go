@@ -78,16 +78,7 @@ func TestTableEncodeMatchesSnapshotEncode(t *testing.T) {
 // BenchmarkEncodeOriginFromTable is BenchmarkEncodeOrigin's answer
 // encoded from the table, without a snapshot.
 func BenchmarkEncodeOriginFromTable(b *testing.B) {
-	origin := NewTable("o", 1)
-	var recs []Record
-	for br := range 50 {
-		name := fmt.Sprintf("broker-%03d", br)
-		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: name, Addr: "127.0.0.1:10911"}})
-		for i := range 1000 {
-			recs = append(recs, queue(name, fmt.Sprintf("topic-%04d", i), 8))
-		}
-	}
-	origin.ApplyLocal(recs, nil)
+	origin := brokerOrigin("o", 50)
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0

@@ -290,16 +290,7 @@ func benchJoinMerge(b *testing.B, auth bool) {
 // BenchmarkEncodeOrigin is a sender's side: one origin of 50 brokers ×
 // 1000 topics, from the table to binary parts.
 func BenchmarkEncodeOrigin(b *testing.B) {
-	origin := NewTable("o", 1)
-	var recs []Record
-	for br := range 50 {
-		name := fmt.Sprintf("broker-%03d", br)
-		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: name, Addr: "127.0.0.1:10911"}})
-		for i := range 1000 {
-			recs = append(recs, queue(name, fmt.Sprintf("topic-%04d", i), 8))
-		}
-	}
-	origin.ApplyLocal(recs, nil)
+	origin := brokerOrigin("o", 50)
 	b.ReportAllocs()
 	for b.Loop() {
 		snap, _ := origin.Snapshot("o")
@@ -314,16 +305,7 @@ func BenchmarkEncodeOrigin(b *testing.B) {
 // what it does not list in its range; "full-scan" looks for those among
 // every live key, part after part.
 func BenchmarkRepullMerge(b *testing.B) {
-	origin := NewTable("o", 1)
-	var recs []Record
-	for br := range 100 {
-		name := fmt.Sprintf("broker-%03d", br)
-		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: name, Addr: "127.0.0.1:10911"}})
-		for i := range 1000 {
-			recs = append(recs, queue(name, fmt.Sprintf("topic-%04d", i), 8))
-		}
-	}
-	origin.ApplyLocal(recs, nil)
+	origin := brokerOrigin("o", 100)
 	snap, _ := origin.Snapshot("o")
 	var parts []Snapshot
 	snap.EncodeBinaryParts(256<<10, func(p []byte) {
@@ -352,4 +334,20 @@ func BenchmarkRepullMerge(b *testing.B) {
 			}
 		})
 	}
+}
+
+// brokerOrigin is the table of origin name holding brokers brokers × 1000
+// topics of its own, the shape of the join and re-pull benchmarks.
+func brokerOrigin(name string, brokers int) *Table {
+	origin := NewTable(name, 1)
+	var recs []Record
+	for br := range brokers {
+		b := fmt.Sprintf("broker-%03d", br)
+		recs = append(recs, Record{Broker: &Broker{Cluster: "c", Name: b, Addr: "127.0.0.1:10911"}})
+		for i := range 1000 {
+			recs = append(recs, queue(b, fmt.Sprintf("topic-%04d", i), 8))
+		}
+	}
+	origin.ApplyLocal(recs, nil)
+	return origin
 }
