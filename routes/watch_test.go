@@ -2,9 +2,12 @@ package routes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 func url(iface, category, u string) Record {
@@ -206,17 +209,12 @@ func TestSlotsGrowWithoutMovingIndexesOrStrandingWaiters(t *testing.T) {
 // waitForWaiter polls until a WaitFor is waiting on its slots.
 func waitForWaiter(t *testing.T, tab *Table) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, 10*time.Second, func() error {
 		tab.watch.mu.Lock()
-		n := len(tab.watch.waiters)
-		tab.watch.mu.Unlock()
-		if n > 0 {
-			return
+		defer tab.watch.mu.Unlock()
+		if len(tab.watch.waiters) == 0 {
+			return errors.New("no waiter registered")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no waiter registered within 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
