@@ -68,6 +68,10 @@ export function watch(sources, render, signal, opts = {}) {
         // The first time, the view and the index are fetched together: the
         // view may be newer than the index, which only costs one more fetch.
         const first = index ? null : fetchAll();
+        // If the index query fails first, nothing awaits first, and its
+        // failure (the same lost connection, reported below) would surface
+        // as an uncaught rejection in the console; await still throws it.
+        first?.catch(() => {});
         const ans = await get('/v1/index', signal, index ? {index, wait} : {});
         const changed = ans.index !== index;
         if (!changed && !opts.refresh && index) continue;
