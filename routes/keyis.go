@@ -17,9 +17,7 @@ func (r Record) kinds() int {
 // Queue records, nearly all of a table, are compared in place.
 func (r Record) keyIs(key string) bool {
 	if q := r.Queue; q != nil && r.kinds() == 1 {
-		n, b := len(queuePrefix), len(q.BrokerName)
-		return len(key) == n+b+1+len(q.Topic) && key[:n] == queuePrefix && key[n:n+b] == q.BrokerName &&
-			key[n+b] == '/' && key[n+b+1:] == q.Topic
+		return hasQueueKey(key, q.BrokerName, q.Topic)
 	}
 	return key != "" && r.Key() == key
 }
