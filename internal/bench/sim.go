@@ -102,6 +102,15 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		if err := sys.start(i, ts[i], join, det); err != nil {
 			return res, err
 		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		// Starting thousands is most of a large size's real time (each
+		// join a push/pull of the joined member's whole state): say how
+		// far it got, so a long run is seen to move.
+		if (i+1)%(c.N/10+1) == 0 {
+			logf("    started %d of %d at %.2fs (virtual) %s", i+1, c.N, time.Since(start).Seconds(), cpu())
+		}
 		// A rolling start, as a deployment does: all at one instant,
 		// each member's alive message is retransmitted only for the few
 		// members it knows then, and the rest wait for push/pull (137 s
@@ -109,10 +118,16 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		time.Sleep(startGap)
 	}
 	// Formation: every member sees every member alive.
+	lastLog := time.Now()
 	for i := 0; i < c.N; {
 		if sys.aliveSeen(i) == c.N {
 			i++
 			continue
+		}
+		if time.Since(lastLog) >= 30*time.Second {
+			lastLog = time.Now()
+			logf("    forming at %.2fs (virtual): members 0-%d see all %d, member %d sees %d %s",
+				time.Since(start).Seconds(), i-1, c.N, i, sys.aliveSeen(i), cpu())
 		}
 		if ctx.Err() != nil {
 			return res, ctx.Err()
