@@ -51,6 +51,7 @@ var (
 	hold     = flag.Duration("hold", 60*time.Second, "how long to keep the cluster after P1 (or after formation failed), counting what it does")
 	perfFor  = flag.Duration("perf", 0, "if set, `perf record` every CPU this long at the start of the hold")
 	extra    = flag.String("args", "", "extra agent flags, space separated")
+	perfForm = flag.Duration("perf-form", 0, "if set, `perf record` every CPU this long from the first start (formation)")
 )
 
 type proc struct {
@@ -90,6 +91,14 @@ func main() {
 		}
 		timeline(t0, smp)
 	}()
+	if *perfForm > 0 {
+		perfDone := make(chan struct{})
+		go func() {
+			defer close(perfDone)
+			perfRecord("perf-form.data", *perfForm)
+		}()
+		defer func() { <-perfDone }()
+	}
 	for i := range procs {
 		p := &proc{name: fmt.Sprintf("%s%03d", (*sys)[:1], i), gossip: *base + 2*i, api: *base + 2*i + 1}
 		var args []string
@@ -130,6 +139,7 @@ func main() {
 	for i := 0; i < len(procs); {
 		if time.Since(t0) > *formWait {
 			fmt.Printf("NOT FORMED after %v: %s sees %d of %d; load %s\n", *formWait, procs[i].name, alive(procs[i]), *n, load())
+			formCost(procs)
 			holdOn(procs)
 			usage(procs)
 			return
@@ -141,6 +151,7 @@ func main() {
 		time.Sleep(500 * time.Millisecond)
 	}
 	fmt.Printf("formed: every member sees %d alive, %.1fs after the first start; load %s\n", *n, time.Since(t0).Seconds(), load())
+	formCost(procs)
 	time.Sleep(5 * time.Second)
 	var lasts []float64
 	missed := 0
@@ -170,10 +181,7 @@ func holdOn(procs []*proc) {
 	}
 	fmt.Printf("holding %v from %s; load %s\n", *hold, start.Format("15:04:05"), load())
 	if *perfFor > 0 {
-		out, err := exec.Command("perf", "record", "-F", "99", "-a", "-g", "-o", filepath.Join(*dir, "perf.data"), "--", "sleep", strconv.Itoa(int(perfFor.Seconds()))).CombinedOutput()
-		if err != nil {
-			fmt.Println("perf:", err, string(out))
-		}
+		perfRecord("perf.data", *perfFor)
 	}
 	time.Sleep(time.Until(start.Add(*hold)))
 	if *sys == "namecast" {
@@ -182,6 +190,14 @@ func holdOn(procs []*proc) {
 		printDelta(before, after, time.Since(start).Seconds()-time.Since(t).Seconds()/2)
 	}
 	fmt.Printf("hold over; load %s\n", load())
+}
+
+// perfRecord samples every CPU, with call graphs, for d into dir/file.
+func perfRecord(file string, d time.Duration) {
+	out, err := exec.Command("perf", "record", "-F", "99", "-a", "-g", "-o", filepath.Join(*dir, file), "--", "sleep", strconv.Itoa(int(d.Seconds()))).CombinedOutput()
+	if err != nil {
+		fmt.Println("perf:", err, string(out))
+	}
 }
 
 func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }

@@ -165,3 +165,55 @@ func timeline(t0 time.Time, s *sampler) {
 	}
 	fmt.Printf("total: suspect %d, dead %d, refute %d, tcp-fallback %d, reconnect %d\n", tot["suspect"], tot["dead"], tot["refute"], tot["tcpfallback"], tot["reconnect"])
 }
+
+// cpuSeconds is a process's user+system CPU so far, in seconds (false if
+// it is gone).
+func cpuSeconds(p *proc) (float64, bool) {
+	if p == nil || p.cmd.Process == nil {
+		return 0, false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, false
+	}
+	fs := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+2:])
+	ut, _ := strconv.ParseFloat(fs[11], 64)
+	st, _ := strconv.ParseFloat(fs[12], 64)
+	return (ut + st) / 100, true
+}
+
+// formCost prints what formation cost, read the moment it ended (or was
+// given up): CPU per process so far, and for namecast the counters its
+// agents kept since they started, summed and per agent. Read at the end
+// of a run instead, CPU "since start" also counts P1 and the hold, so a
+// cluster that formed slower looked costlier per process.
+func formCost(procs []*proc) {
+	var cpu []float64
+	for _, p := range procs {
+		if c, ok := cpuSeconds(p); ok {
+			cpu = append(cpu, c)
+		}
+	}
+	sort.Float64s(cpu)
+	total := 0.0
+	for _, c := range cpu {
+		total += c
+	}
+	if len(cpu) > 0 {
+		fmt.Printf("CPU to form, per process: p50 %.2fs max %.2fs; all %d processes %.1f CPU-s\n", cpu[len(cpu)/2], cpu[len(cpu)-1], len(cpu), total)
+	}
+	if *sys == "namecast" {
+		sum := counters(procs)
+		var names []string
+		for k, v := range sum {
+			if v != 0 {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		fmt.Printf("counters at formation, all agents (per agent):\n")
+		for _, k := range names {
+			fmt.Printf("  %-55s %12.0f  (%.1f)\n", k, sum[k], sum[k]/float64(len(procs)))
+		}
+	}
+}
