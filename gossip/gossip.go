@@ -60,6 +60,9 @@ type Gossip struct {
 	sentReliable func(msg []byte)
 	// sentConfirm, if set (tests), sees every death confirmation sent.
 	sentConfirm func(to string)
+	// askedJoin, if set (tests), sees every member seen joining that is
+	// asked what it holds (members.go).
+	askedJoin func(member string)
 
 	work chan func()
 	// pullNow wakes the pull loop at once for a gap that must not wait

@@ -80,3 +80,50 @@ func TestJoinAsksAreBudgeted(t *testing.T) {
 		t.Fatalf("reconnect list %v after the member returned, want empty", g.down)
 	}
 }
+
+// A member back from a death at the same incarnation is asked what it
+// holds only if we dropped records of it when it went down: on an
+// overloaded cluster false deaths are many, and every return asked by
+// every member was 654 asks a second at 200 processes. A new incarnation
+// (a restart) is always asked.
+func TestJoinAskedOnlyWhenItMayHoldWhatWeLack(t *testing.T) {
+	g := newUnstarted(t, "me")
+	ev := (*events)(g)
+	node := func(name string, inc int) *memberlist.Node {
+		return &memberlist.Node{Name: name, Meta: fmt.Appendf(nil, `{"inc":"%d"}`, inc)}
+	}
+	asked := map[string]int{}
+	g.askedJoin = func(m string) { asked[m]++ }
+	ev.NotifyJoin(node("bare", 1))
+	ev.NotifyJoin(node("broker", 1))
+	if asked["bare"] != 1 || asked["broker"] != 1 {
+		t.Fatalf("members seen for the first time were asked %v, want once each", asked)
+	}
+	rec := routes.Record{Queue: &routes.Queue{Topic: "T", BrokerName: "b"}}
+	for seq := uint64(1); seq <= 3; seq++ {
+		// The broker holds a record each time it is declared dead; the
+		// death drops it here.
+		(*delegate)(g).NotifyMsg(encode(msgOps, routes.Delta{Origin: "broker", Inc: 1, Ops: []routes.Op{{Key: rec.Key(), Seq: seq, Rec: &rec}}}))
+		if _, n := g.table.Len(); n != 1 {
+			t.Fatalf("round %d: the broker's record was not taken", seq)
+		}
+		ev.NotifyLeave(node("bare", 1))
+		ev.NotifyLeave(node("broker", 1))
+		if _, n := g.table.Len(); n != 0 {
+			t.Fatalf("round %d: the dead broker's record was kept", seq)
+		}
+		ev.NotifyJoin(node("bare", 1))
+		ev.NotifyJoin(node("broker", 1))
+		if !g.alive("bare") || !g.alive("broker") {
+			t.Fatalf("round %d: a member back from its death is not alive", seq)
+		}
+	}
+	if asked["bare"] != 1 || asked["broker"] != 4 {
+		t.Fatalf("after 3 false deaths each: asked %v, want bare once (its first join), broker 4 times", asked)
+	}
+	ev.NotifyLeave(node("bare", 1))
+	ev.NotifyJoin(node("bare", 2))
+	if asked["bare"] != 2 {
+		t.Fatalf("a restarted member (new incarnation) was not asked: %v", asked)
+	}
+}
