@@ -209,6 +209,7 @@ func (g *Gossip) antiEntropyLoop() {
 			return
 		case <-tick.C:
 			g.sweep()
+			g.reannounce(time.Now())
 			g.liveSummary() // keeps the summary acks carry at most a tick old
 			// Probe acks carry summaries; a separate one goes only when
 			// none came lately (probing paused, or older peers).

@@ -20,6 +20,9 @@ func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
 // differing summary leads to the same digest exchange anyway.
 func (d *delegate) LocalState(join bool) []byte {
 	g := (*Gossip)(d)
+	if g.beforeLocalState != nil {
+		g.beforeLocalState(join)
+	}
 	if !join {
 		return encode(msgSummary, summary{From: g.name, Sum: g.liveSummary()})
 	}

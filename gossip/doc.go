@@ -56,9 +56,15 @@
 //     so both sides of a healed partition merge again by themselves; the
 //     cluster as a whole tries each about once per ReconnectInterval, so
 //     an overloaded cluster's false deaths do not multiply push/pulls.
-//  6. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
+//  6. A member whose join answer listed fewer than GossipNodes others (it
+//     joined through one whose own join was still in flight, as when a
+//     whole cluster starts at once) pushes its state once more, to a
+//     member it did not know then, as soon as it knows GossipNodes more:
+//     otherwise its alive message, spent on the few it knew, reached the
+//     rest only by memberlist's periodic push/pull (lonelyjoin.go).
+//  7. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
 //     member without extra traffic.
-//  6. Incoming streams pass through our transport (streams.go), which
+//  8. Incoming streams pass through our transport (streams.go), which
 //     bounds what a peer can make us hold: streams per peer IP and in all,
 //     an idle deadline per read, and bytes per stream.
 //

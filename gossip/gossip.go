@@ -46,6 +46,9 @@ type Gossip struct {
 	// looks at those only, not at thousands of alive ones.
 	down    map[string]struct{}
 	pending map[string]pendingPull // by origin
+	// lonely is who we knew after a join whose answer listed too few
+	// members to spread our arrival; nil otherwise (lonelyjoin.go).
+	lonely *lonelyJoin
 	// ackSummaryAt is when a probe ack last brought a peer's summary
 	// (unix ns): while they come, no separate summary packets are sent.
 	ackSummaryAt atomic.Int64
@@ -63,6 +66,9 @@ type Gossip struct {
 	// askedJoin, if set (tests), sees every member seen joining that is
 	// asked what it holds (members.go).
 	askedJoin func(member string)
+	// beforeLocalState, if set (tests), runs as a push/pull sends our
+	// state, after memberlist took its list of members for it.
+	beforeLocalState func(join bool)
 
 	work chan func()
 	// pullNow wakes the pull loop at once for a gap that must not wait
@@ -143,7 +149,11 @@ func (g *Gossip) Join(addrs []string) (int, error) {
 	if ml == nil {
 		return 0, fmt.Errorf("gossip: not started")
 	}
-	return ml.Join(addrs)
+	n, err := ml.Join(addrs)
+	if n > 0 {
+		g.noteJoin(time.Now())
+	}
+	return n, err
 }
 
 // Publish spreads a local delta made by routes.Table.ApplyLocal.
