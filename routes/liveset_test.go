@@ -34,6 +34,11 @@ func TestLiveSetMatchesMap(t *testing.T) {
 		if len(seen) != len(want) {
 			t.Fatalf("step %d: all yielded %d entries, want %d", step, len(seen), len(want))
 		}
+		for i, e := range s.slots {
+			if e != nil && s.hashes[i] != hashKey(e.key) {
+				t.Fatalf("step %d: slot %d holds %q with hash %#x, want %#x", step, i, e.key, s.hashes[i], hashKey(e.key))
+			}
+		}
 		if len(s.slots) > 0 && (s.n*4 > len(s.slots)*3 || len(s.slots) > 8 && s.n*8 < len(s.slots)/2) {
 			t.Fatalf("step %d: %d entries in %d slots", step, s.n, len(s.slots))
 		}
@@ -65,7 +70,7 @@ func TestLiveSetMatchesMap(t *testing.T) {
 	for k := range want {
 		s.del(k)
 	}
-	if s.len() != 0 || s.slots != nil {
+	if s.len() != 0 || s.slots != nil || s.hashes != nil {
 		t.Fatalf("emptied set: len %d, %d slots", s.len(), len(s.slots))
 	}
 	if _, ok := s.get("queue/b/1"); ok {
