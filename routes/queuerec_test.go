@@ -10,15 +10,21 @@ import (
 )
 
 // A stored queue record reads back as the Queue it was made from, whatever
-// its numbers, and compares equal only to that Queue.
+// its numbers, and compares equal only to that Queue. The records share one
+// interning cache, as a table's do, so a cache that handed out the last
+// record's numbers for other ones fails here.
 func TestQueueRecRoundTrip(t *testing.T) {
+	var last lastQueue
 	for _, q := range []Queue{
 		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
+		{Topic: "U", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 		{Topic: "%RETRY%g", BrokerName: "broker-a", ReadQueueNums: -1, WriteQueueNums: math.MaxInt, Perm: 2,
 			TopicSysFlag: 3, From: 2, StateVersion: math.MinInt64, Counter: math.MaxInt64, Copy: true},
+		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6, Copy: true},
+		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 	} {
 		key := QueueKey(q.BrokerName, q.Topic)
-		s := &entry{key: key, seq: 1, origin: unique.Make("o"), rec: store(key, Record{Queue: &q})}
+		s := &entry{key: key, seq: 1, origin: unique.Make("o"), rec: store(key, Record{Queue: &q}, &last)}
 		if got := *s.record().Queue; got != q {
 			t.Fatalf("stored %+v, read back %+v", q, got)
 		}
@@ -142,7 +148,7 @@ func TestRemoveQueueShrinks(t *testing.T) {
 	var recs []*entry
 	for i := range 100 {
 		key := QueueKey(fmt.Sprintf("b%d", i), "T")
-		q := &entry{key: key, seq: 1, origin: unique.Make("o"), rec: store(key, queue(fmt.Sprintf("b%d", i), "T", 1))}
+		q := &entry{key: key, seq: 1, origin: unique.Make("o"), rec: store(key, queue(fmt.Sprintf("b%d", i), "T", 1), &lastQueue{})}
 		m["T"] = append(m["T"], q)
 		recs = append(recs, q)
 	}

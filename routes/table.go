@@ -152,6 +152,9 @@ type Table struct {
 	// onChange hears the key of every record that appears, changes or
 	// goes (OnChange).
 	onChange []func(key string)
+	// lastQueue saves interning a queue record's numbers again when they
+	// are the last record's (stored.go).
+	lastQueue lastQueue
 }
 
 // NewTable returns an empty table for the agent named local, whose own
@@ -449,7 +452,7 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 	t.unretire(st, op.Key)
 	if op.Rec != nil {
 		st.clearOK, st.claimed = false, nil
-		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec)}
+		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec, &t.lastQueue)}
 		st.live.put(e)
 		if !live { // a key live before is in the index already
 			st.noteAdded(op.Key)
