@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -101,6 +102,9 @@ type originState struct {
 	// since are skipped by a lookup). nil when not built.
 	keys  []string
 	added []string
+	// groups index the local origin's records by key prefix for
+	// LocalRecords (localgroups.go); nil for every other origin.
+	groups localGroups
 }
 
 // keyRange is [lo, hi); an empty hi is open.
@@ -164,6 +168,7 @@ func NewTable(local string, inc uint64) *Table {
 	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now,
 		floors: map[string]uint64{}}
 	t.origins[local] = newOriginState(local, inc)
+	t.origins[local].groups = localGroups{}
 	t.origins[RulesOrigin] = newOriginState(RulesOrigin, 0)
 	t.watch.init()
 	t.views.watch = &t.watch
@@ -220,17 +225,36 @@ func (t *Table) LocalRecord(key string) (Record, bool) {
 	return e.clone(), true
 }
 
-// LocalRecords returns this agent's own records whose key starts with prefix.
+// LocalRecords returns this agent's own records whose key starts with
+// prefix. A prefix of a whole group (kind/name/: a broker's queues, its
+// ids, its mappings) reads only that group's records; any other scans
+// every record of the agent.
 func (t *Table) LocalRecords(prefix string) []Record {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var out []Record
-	for k, e := range t.origins[t.local].live.all() {
-		if strings.HasPrefix(k, prefix) {
-			out = append(out, e.clone())
+	st := t.origins[t.local]
+	set := &st.live
+	if prefix != "" && groupOf(prefix) == prefix {
+		set = st.groups[prefix]
+		if set == nil {
+			return nil
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	var es []*entry
+	for k, e := range set.all() {
+		if strings.HasPrefix(k, prefix) {
+			es = append(es, e)
+		}
+	}
+	// By the entries' keys: Record.Key builds its string on each call.
+	slices.SortFunc(es, func(a, b *entry) int { return strings.Compare(a.key, b.key) })
+	var out []Record
+	if len(es) > 0 {
+		out = make([]Record, len(es))
+	}
+	for i, e := range es {
+		out[i] = e.clone()
+	}
 	return out
 }
 
@@ -445,6 +469,9 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 		st.hash ^= pairHash(op.Key, st.writer(op.Key), old.seq)
 		t.views.unlink(old)
 		st.live.del(op.Key)
+		if st.groups != nil {
+			st.groups.del(op.Key)
+		}
 		delete(st.writers, op.Key)
 		t.changed(op.Key)
 	}
@@ -454,6 +481,9 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 		st.clearOK, st.claimed = false, nil
 		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec, &t.lastQueue)}
 		st.live.put(e)
+		if st.groups != nil {
+			st.groups.put(e)
+		}
 		if !live { // a key live before is in the index already
 			st.noteAdded(op.Key)
 		}
