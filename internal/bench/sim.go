@@ -126,8 +126,8 @@ func RunSim(ctx context.Context, sys simSystem, net *gossiptest.Network, serf bo
 		}
 		if time.Since(lastLog) >= 30*time.Second {
 			lastLog = time.Now()
-			logf("    forming at %.2fs (virtual): members 0-%d see all %d, member %d sees %d %s",
-				time.Since(start).Seconds(), i-1, c.N, i, sys.aliveSeen(i), cpu())
+			logf("    forming at %.2fs (virtual): %d members see all %d, member %d sees %d %s",
+				time.Since(start).Seconds(), i, c.N, i, sys.aliveSeen(i), cpu())
 		}
 		if ctx.Err() != nil {
 			return res, ctx.Err()
