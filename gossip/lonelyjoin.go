@@ -67,13 +67,20 @@ func (g *Gossip) noteJoin(now time.Time) {
 // goroutine.
 func (g *Gossip) reannounce(now time.Time) {
 	ml := g.ml.Load()
+	if ml == nil {
+		return
+	}
+	// Asked before taking g.mu, never under it: memberlist calls our
+	// delegates (NotifyJoin → upsert takes g.mu) holding its node lock,
+	// so asking it for members while holding g.mu deadlocks both.
+	members := ml.NumMembers()
 	g.mu.Lock()
 	l := g.lonely
-	if l == nil || ml == nil {
+	if l == nil {
 		g.mu.Unlock()
 		return
 	}
-	grown := ml.NumMembers() >= len(l.known)+g.cfg.Memberlist.GossipNodes
+	grown := members >= len(l.known)+g.cfg.Memberlist.GossipNodes
 	refresh := !grown && l.refreshes < lonelyRefreshes && !now.Before(l.next)
 	if grown {
 		g.lonely = nil
