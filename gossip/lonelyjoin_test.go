@@ -8,7 +8,6 @@ import (
 
 	"github.com/namecast/namecast/gossip/gossiptest"
 	"github.com/namecast/namecast/internal/testutil"
-	"github.com/namecast/namecast/routes"
 )
 
 // When a whole cluster starts at once on a loaded host, a member (c) may
@@ -33,20 +32,7 @@ func TestJoinThroughAMemberStillJoiningReachesTheCluster(t *testing.T) {
 		reliable := func(g *Gossip) { g.cfg.Memberlist.RetransmitMult = 12 }
 		gs := spiralCluster(t, net, 4, reliable)
 		start := func(name string, prep func(*Gossip)) *Gossip {
-			cfg, _ := Profile("fast")
-			cfg.Memberlist.RetransmitMult = 12
-			cfg.Table = routes.NewTable(name, 1)
-			cfg.Memberlist.Transport = net.NewTransport(name)
-			g, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if prep != nil {
-				prep(g)
-			}
-			if err := g.Start(); err != nil {
-				t.Fatal(err)
-			}
+			g := startMember(t, net, name, func(cfg *Config) { cfg.Memberlist.RetransmitMult = 12 }, prep)
 			gs = append(gs, g)
 			return g
 		}

@@ -24,19 +24,7 @@ import (
 func spiralCluster(t *testing.T, net *gossiptest.Network, n int, prep func(*Gossip)) []*Gossip {
 	var gs []*Gossip
 	for i := range n {
-		cfg, _ := Profile("fast")
-		cfg.Table = routes.NewTable(fmt.Sprintf("h%d", i), 1)
-		cfg.Memberlist.Transport = net.NewTransport(cfg.Table.Local())
-		g, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if prep != nil {
-			prep(g)
-		}
-		if err := g.Start(); err != nil {
-			t.Fatal(err)
-		}
+		g := startMember(t, net, fmt.Sprintf("h%d", i), nil, prep)
 		gs = append(gs, g)
 		if i > 0 {
 			if _, err := g.Join([]string{gs[0].LocalAddr()}); err != nil {
@@ -46,6 +34,28 @@ func spiralCluster(t *testing.T, net *gossiptest.Network, n int, prep func(*Goss
 	}
 	testutil.Eventually(t, time.Minute, func() error { return seeStatus(gs, "", StatusAlive, n) })
 	return gs
+}
+
+// startMember starts one member of profile fast named name on net, cfgf
+// (if set) changing its config and prep (if set) seeing it before it starts.
+func startMember(t *testing.T, net *gossiptest.Network, name string, cfgf func(*Config), prep func(*Gossip)) *Gossip {
+	cfg, _ := Profile("fast")
+	cfg.Table = routes.NewTable(name, 1)
+	cfg.Memberlist.Transport = net.NewTransport(name)
+	if cfgf != nil {
+		cfgf(&cfg)
+	}
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prep != nil {
+		prep(g)
+	}
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // stopAll shuts the members down, then the network, and lets what they
