@@ -69,6 +69,9 @@ type Gossip struct {
 	// beforeLocalState, if set (tests), runs as a push/pull sends our
 	// state, after memberlist took its list of members for it.
 	beforeLocalState func(join bool)
+	// notified, if set (tests), runs as memberlist tells us of a member's
+	// join or update, holding its node lock, before we take any of ours.
+	notified func(member string)
 
 	work chan func()
 	// pullNow wakes the pull loop at once for a gap that must not wait

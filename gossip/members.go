@@ -134,6 +134,9 @@ func (e *events) NotifyLeave(n *memberlist.Node) {
 }
 
 func (g *Gossip) upsert(n *memberlist.Node, update bool) {
+	if g.notified != nil {
+		g.notified(n.Name)
+	}
 	inc := metaInc(n.Meta)
 	g.fate.Lock()
 	defer g.fate.Unlock()

@@ -2,7 +2,6 @@ package gossip
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -17,23 +16,7 @@ func startLoopback(t *testing.T, n int, tune func(*Config)) []*Gossip {
 	t.Helper()
 	var gs []*Gossip
 	for i := range n {
-		cfg, _ := Profile("local")
-		cfg.Table = routes.NewTable(fmt.Sprintf("m%d", i), 1)
-		cfg.Memberlist.BindAddr = "127.0.0.1"
-		cfg.Memberlist.BindPort = 0
-		cfg.Memberlist.LogOutput = io.Discard
-		if tune != nil {
-			tune(&cfg)
-		}
-		g, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = g.Shutdown() })
-		gs = append(gs, g)
+		gs = append(gs, startLoopbackMember(t, fmt.Sprintf("m%d", i), tune, nil))
 	}
 	for _, g := range gs[1:] {
 		testutil.Eventually(t, 10*time.Second, func() error {
