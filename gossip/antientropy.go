@@ -136,13 +136,17 @@ func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, 
 		return false // already waiting for this much or more, sooner
 	}
 	g.pending[origin] = pendingPull{source: source, target: target, due: due}
+	// The loop sleeps until pullAt. A gap due now is kicked by the caller
+	// once its batch is scheduled.
+	if !now && (g.pullAt.IsZero() || due.Before(g.pullAt)) {
+		g.kickPulls()
+	}
 	return news
 }
 
-// kickPulls sends the pulls that are due without waiting for the pull
-// loop's tick (PullGrace/4: 125 ms on lan, a quarter of a joiner's 0.5 s
-// budget). Callers kick once after scheduling a batch with now, so the
-// batch goes as one pull per source.
+// kickPulls wakes the pull loop to look at the pending gaps again: one is
+// due now, or due sooner than the loop's timer. Callers scheduling a batch
+// due now kick once after it, so the batch goes as one pull per source.
 func (g *Gossip) kickPulls() {
 	select {
 	case g.pullNow <- struct{}{}:
@@ -150,34 +154,58 @@ func (g *Gossip) kickPulls() {
 	}
 }
 
-// pullLoop sends, per source, one pull for every due gap still open.
+// pullLoop sends, per source, one pull for every due gap still open. It
+// sleeps until the next gap is due, not on a tick: an idle agent has no
+// gaps, and a timer firing 8 times a second was a third of its wake-ups
+// (docs/performance.md, idle CPU).
 func (g *Gossip) pullLoop() {
-	tick := time.NewTicker(max(g.cfg.PullGrace/4, 20*time.Millisecond))
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
 		select {
 		case <-g.stop:
 			return
-		case <-tick.C:
-			g.pullDue(time.Now())
+		case <-timer.C:
 		case <-g.pullNow:
-			g.pullDue(time.Now())
+		}
+		now := time.Now()
+		if next := g.pullDue(now); next.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(next.Sub(now))
 		}
 	}
 }
 
-func (g *Gossip) pullDue(now time.Time) {
+// pullBatch is how far ahead of its due a gap is pulled with another
+// that is due: gaps seen a moment apart (one digest's, then the next
+// peer's) still go as one pull per source.
+func (g *Gossip) pullBatch() time.Duration { return g.cfg.PullGrace / 4 }
+
+// pullDue sends the pulls due by now (or within pullBatch of it) and
+// returns when the pending gaps next need a look: the earliest due, or
+// the end of a pull's timeout; zero when none is pending.
+func (g *Gossip) pullDue(now time.Time) time.Time {
+	horizon := now.Add(g.pullBatch())
 	g.mu.Lock()
-	idle := len(g.pending) == 0
+	next, due := g.nextPullLocked(now, horizon)
+	g.pullAt = next
 	g.mu.Unlock()
-	if idle {
-		return // the common case, without copying the digest 4-8 times a second
+	if !due {
+		return next // the common case, without copying the digest
 	}
 	mine := g.table.Digest()
 	bySource := map[string][]string{}
+	next = time.Time{}
 	g.mu.Lock()
 	for origin, p := range g.pending {
-		if p.due.After(now) || p.inFlight(now) {
+		if p.inFlight(now) {
+			next = earliest(next, p.sent.Add(pullTimeout))
+			continue
+		}
+		if p.due.After(horizon) {
+			next = earliest(next, p.due)
 			continue
 		}
 		have, ok := mine[origin]
@@ -191,13 +219,42 @@ func (g *Gossip) pullDue(now time.Time) {
 		}
 		p.sent = now
 		g.pending[origin] = p
+		next = earliest(next, now.Add(pullTimeout))
 		bySource[p.source] = append(bySource[p.source], origin)
 	}
+	g.pullAt = next
 	g.mu.Unlock()
 	for source, origins := range bySource {
 		g.m.IncrCounter([]string{"antientropy", "pulls"}, float32(len(origins)))
 		g.sendReliable(source, encode(msgPull, pull{From: g.name, Origins: origins, Bin: routes.BinaryVersion}))
 	}
+	return next
+}
+
+// nextPullLocked reports whether a pending gap is due by horizon (or its
+// pull timed out by now), and otherwise when the first one will be.
+func (g *Gossip) nextPullLocked(now, horizon time.Time) (next time.Time, due bool) {
+	for _, p := range g.pending {
+		at := p.due
+		if !p.sent.IsZero() {
+			at = p.sent.Add(pullTimeout)
+			if !at.After(now) {
+				return time.Time{}, true
+			}
+		} else if !at.After(horizon) {
+			return time.Time{}, true
+		}
+		next = earliest(next, at)
+	}
+	return next, false
+}
+
+// earliest is the earlier of two times, a zero time counting as none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func (g *Gossip) antiEntropyLoop() {
@@ -304,6 +361,7 @@ func (g *Gossip) pulled(origin string) {
 	if have.Behind(p.target) {
 		p.sent, p.due = time.Time{}, time.Now()
 		g.pending[origin] = p
+		g.kickPulls()
 		return
 	}
 	delete(g.pending, origin)

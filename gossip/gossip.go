@@ -46,6 +46,9 @@ type Gossip struct {
 	// looks at those only, not at thousands of alive ones.
 	down    map[string]struct{}
 	pending map[string]pendingPull // by origin
+	// pullAt is when the pull loop next looks at pending; zero: never,
+	// until kicked.
+	pullAt time.Time
 	// lonely is who we knew after a join whose answer listed too few
 	// members to spread our arrival; nil otherwise (lonelyjoin.go).
 	lonely *lonelyJoin
@@ -74,8 +77,8 @@ type Gossip struct {
 	notified func(member string)
 
 	work chan func()
-	// pullNow wakes the pull loop at once for a gap that must not wait
-	// for its tick: a joiner's whole table (see schedulePull).
+	// pullNow wakes the pull loop, which otherwise sleeps until the
+	// earliest gap it knew of is due (kickPulls).
 	pullNow chan struct{}
 	// waitingAnswers counts answers waiting for their member (answer.go).
 	waitingAnswers atomic.Int64
