@@ -28,9 +28,7 @@ func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration) {
 func (a *Agent) restoreHTTPLeases() {
 	for _, l := range a.RestoredLeases(httpDoor) {
 		if !l.Deadline.IsZero() {
-			a.ttl.mu.Lock()
-			a.ttl.deadlines[l.ID] = l.Deadline
-			a.ttl.mu.Unlock()
+			a.ttl.setDeadline(l.ID, l.Deadline)
 		}
 	}
 }
@@ -38,52 +36,109 @@ func (a *Agent) restoreHTTPLeases() {
 // ttls remembers the deadline of each registration made with a TTL, by its
 // primary record key. A registration without TTL has no entry and lives as
 // long as the agent.
+//
+// The expire loop sleeps until the earliest deadline, not on a tick: most
+// agents (a client's sidecar) hold no TTL at all, and a timer firing four
+// times a second was a sixth of an idle agent's wake-ups. It looks at most
+// every expireGap, so renewals racing their deadlines cost no more scans
+// than the old tick, and a registration is withdrawn at most expireGap late.
 type ttls struct {
 	mu        sync.Mutex
 	deadlines map[string]time.Time
+	last      time.Time     // when the loop last looked
+	at        time.Time     // when it looks next; zero: not until kicked
+	kick      chan struct{} // the loop must sleep until the new at
 }
 
-func newTTLs() *ttls { return &ttls{deadlines: map[string]time.Time{}} }
+const expireGap = 250 * time.Millisecond
+
+func newTTLs() *ttls { return &ttls{deadlines: map[string]time.Time{}, kick: make(chan struct{}, 1)} }
 
 // set renews (ttl > 0) or clears (ttl == 0) the deadline of key.
 func (t *ttls) set(key string, ttl time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if ttl <= 0 {
+		t.mu.Lock()
 		delete(t.deadlines, key)
+		t.mu.Unlock()
 		return
 	}
-	t.deadlines[key] = time.Now().Add(ttl)
+	t.setDeadline(key, time.Now().Add(ttl))
+}
+
+func (t *ttls) setDeadline(key string, d time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.deadlines[key] = d
+	if t.at.IsZero() || d.Before(t.at) {
+		t.at = later(d, t.last.Add(expireGap))
+		select {
+		case t.kick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (t *ttls) clear(key string) { t.set(key, 0) }
 
-// expired removes and returns the keys whose deadline has passed.
+// expired removes and returns the keys whose deadline has passed, and
+// sets when the loop looks next.
 func (t *ttls) expired(now time.Time) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
+	var next time.Time
 	for k, d := range t.deadlines {
 		if !now.Before(d) {
 			out = append(out, k)
 			delete(t.deadlines, k)
+		} else if next.IsZero() || d.Before(next) {
+			next = d
 		}
+	}
+	t.last, t.at = now, time.Time{}
+	if !next.IsZero() {
+		t.at = later(next, now.Add(expireGap))
 	}
 	return out
 }
 
-// expireLoop withdraws registrations whose TTL ran out. Checked four times
-// a second: TTLs are seconds long, and a scan of one agent's own
-// registrations is cheap.
+// nextLook is when the loop looks next; zero: not until kicked.
+func (t *ttls) nextLook() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.at
+}
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
+}
+
+// expireLoop withdraws registrations whose TTL ran out, waking only when
+// one may have (see ttls).
 func (a *Agent) expireLoop() {
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	arm := func() {
+		if at := a.ttl.nextLook(); at.IsZero() {
+			timer.Stop()
+		} else {
+			timer.Reset(time.Until(at))
+		}
+	}
+	arm() // deadlines restored before the loop started
 	for {
 		select {
 		case <-a.ctx.Done():
 			return
-		case now := <-tick.C:
+		case <-a.ttl.kick:
+			arm()
+		case now := <-timer.C:
 			a.expire(now)
+			arm()
 		}
 	}
 }
