@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -147,6 +148,14 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	if o.p3Client != "lean" && o.p3Client != "std" {
 		fmt.Fprintf(stderr, "namecast-bench: -p3-client %q: use lean or std\n", o.p3Client)
 		return nil, fmt.Errorf("bad -p3-client")
+	}
+	// Made now, not when the first result is saved: a size's half runs
+	// for most of an hour before it saves.
+	if o.p6Results != "" {
+		if err := os.MkdirAll(o.p6Results, 0o755); err != nil {
+			fmt.Fprintf(stderr, "namecast-bench: -p6-results: %v\n", err)
+			return nil, err
+		}
 	}
 	o.scenarios = map[string]bool{}
 	for _, s := range strings.Split(scen, ",") {
