@@ -23,7 +23,7 @@ const answerPoll = 20 * time.Millisecond
 // once we learn it (see above).
 func (g *Gossip) answerPull(p pull) {
 	if g.answerNode(p.From) != nil {
-		g.sendSnapshots(p.From, p.Origins, p.Bin >= 1)
+		g.sendSnapshots(p)
 		return
 	}
 	if g.waitingAnswers.Add(1) > maxWaitingAnswers {
@@ -38,7 +38,7 @@ func (g *Gossip) answerPull(p pull) {
 		defer g.wg.Done()
 		defer g.waitingAnswers.Add(-1)
 		if g.awaitMember(p.From, answerWait) {
-			g.submit(func() { g.sendSnapshots(p.From, p.Origins, p.Bin >= 1) })
+			g.submit(func() { g.sendSnapshots(p) })
 		} else {
 			g.m.IncrCounter([]string{"antientropy", "pulls", "unknown_sender"}, 1)
 		}

@@ -226,7 +226,7 @@ func (g *Gossip) pullDue(now time.Time) time.Time {
 	g.mu.Unlock()
 	for source, origins := range bySource {
 		g.m.IncrCounter([]string{"antientropy", "pulls"}, float32(len(origins)))
-		g.sendReliable(source, encode(msgPull, pull{From: g.name, Origins: origins, Bin: routes.BinaryVersion}))
+		g.sendReliable(source, encode(msgPull, pull{From: g.name, Origins: origins, Bin: routes.BinaryVersion, Deflate: true}))
 	}
 	return next
 }

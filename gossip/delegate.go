@@ -106,6 +106,8 @@ func (d *delegate) NotifyMsg(buf []byte) {
 		g.mergeSnapshots(s)
 	case msgParts:
 		g.handleParts(buf)
+	case msgPartsDeflated:
+		g.handleDeflatedParts(buf)
 	case msgLeaving:
 		var l leaving
 		if decode(buf, &l) != nil {

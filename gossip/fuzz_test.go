@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/hashicorp/memberlist"
@@ -34,6 +35,10 @@ func FuzzNotifyMsg(f *testing.F) {
 	f.Add(encode(msgPull, pull{From: "peer", Origins: []string{"peer"}, Bin: routes.BinaryVersion}))
 	w := newPartsWriter("peer", func(msg []byte) { f.Add(append([]byte(nil), msg...)) })
 	snap := routes.Snapshot{Origin: "peer", Inc: 1, Seq: 2, Authoritative: true, Ops: []routes.Op{{Key: rec.Key(), Seq: 1, Rec: &rec}, {Key: "queue/b/U", Seq: 2}}}
+	snap.EncodeBinaryParts(1<<10, w.add)
+	w.flush()
+	d := newDeflater()
+	w = newPartsWriter("peer", func(msg []byte) { f.Add(bytes.Clone(d.deflate(msg))) })
 	snap.EncodeBinaryParts(1<<10, w.add)
 	w.flush()
 	f.Add([]byte{msgParts, routes.BinaryVersion, 4, 'p', 'e', 'e', 'r', 200})

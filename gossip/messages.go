@@ -74,6 +74,9 @@ type pull struct {
 	// as msgParts in it. Zero, as an agent that predates it sends, asks
 	// for JSON (msgSnapshots).
 	Bin int `json:"b,omitempty"`
+	// Deflate says the puller reads msgPartsDeflated (parts.go). An agent
+	// that predates it neither asks for it nor sends it.
+	Deflate bool `json:"z,omitempty"`
 }
 
 type snapshots struct {

@@ -21,6 +21,20 @@ import (
 // whole, with a warning, rather than guessed at.
 const msgParts byte = msgLeaving + 1
 
+// msgPartsDeflated is msgParts with all after its type byte deflated
+// (compress/flate, best speed), sent to a puller that asks for it
+// (pull.Deflate). The profiles but wan turn memberlist's compression off
+// (config.go): it compressed every packet, pings included, with a fresh
+// LZW table, most of a join storm's CPU; snapshots, the only large
+// messages, compress here instead, ~6x, with one compressor per answer.
+const msgPartsDeflated byte = msgParts + 1
+
+// maxInflatedMessage bounds what one msgPartsDeflated message may inflate
+// to: memberlist's own cap on a user message, far above what a sender
+// writes (maxSnapshotBytes and a part), so a message that inflates past it
+// is refused whole rather than read into memory.
+const maxInflatedMessage = 20 << 20
+
 // maxBinaryPart caps one part's encoded ops. A binary op is ~45 bytes
 // against JSON's ~100, and decodes to ~5x its size, so parts are a
 // quarter of a message: a receiver holds about as many decoded ops at a
@@ -123,15 +137,20 @@ func (g *Gossip) handleParts(buf []byte) {
 // merged on its own, so an origin of any size can be synced. A puller that
 // reads the binary encoding (bin) gets msgParts (parts.go); one that
 // predates it, JSON.
-func (g *Gossip) sendSnapshots(to string, origins []string, bin bool) {
+func (g *Gossip) sendSnapshots(p pull) {
+	to, bin := p.From, p.Bin >= 1
 	var w *partsWriter
 	var js *jsonParts
-	if bin {
+	switch {
+	case bin && p.Deflate:
+		d := newDeflater()
+		w = newPartsWriter(g.name, func(msg []byte) { g.sendAnswer(to, d.deflate(msg)) })
+	case bin:
 		w = newPartsWriter(g.name, func(msg []byte) { g.sendAnswer(to, msg) })
-	} else {
+	default:
 		js = newJSONParts(g.name, func(msg []byte) { g.sendAnswer(to, msg) })
 	}
-	for _, o := range origins {
+	for _, o := range p.Origins {
 		if o != g.name && !g.alive(o) {
 			continue
 		}

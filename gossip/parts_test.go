@@ -60,6 +60,7 @@ func TestPullIsAnsweredInTheEncodingItAsks(t *testing.T) {
 		{"old puller", append([]byte{msgPull}, `{"f":"receiver","o":["sender"]}`...), msgSnapshots},
 		{"new puller", encode(msgPull, pull{From: "receiver", Origins: []string{"sender"}, Bin: routes.BinaryVersion}), msgParts},
 		{"newer puller", encode(msgPull, pull{From: "receiver", Origins: []string{"sender"}, Bin: routes.BinaryVersion + 1}), msgParts},
+		{"deflating puller", encode(msgPull, pull{From: "receiver", Origins: []string{"sender"}, Bin: routes.BinaryVersion, Deflate: true}), msgPartsDeflated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sender, receiver, sent := pair(t, 3000)
@@ -95,7 +96,7 @@ func TestPartsOfAnUnknownVersionAreRefusedLoudly(t *testing.T) {
 	sender, receiver, sent := pair(t, 100)
 	var logged bytes.Buffer
 	receiver.log = &slogLogger{slog.New(slog.NewTextHandler(&logged, nil))}
-	sender.sendSnapshots("receiver", []string{"sender"}, true)
+	sender.sendSnapshots(pull{From: "receiver", Origins: []string{"sender"}, Bin: routes.BinaryVersion})
 	if len(*sent) != 1 {
 		t.Fatalf("%d messages for 100 records", len(*sent))
 	}

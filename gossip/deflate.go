@@ -1,0 +1,62 @@
+package gossip
+
+import (
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
+)
+
+// deflater turns msgParts messages into msgPartsDeflated ones, reusing one
+// compressor and buffer for every message of an answer.
+type deflater struct {
+	zw  *flate.Writer
+	out bytes.Buffer
+}
+
+func newDeflater() *deflater {
+	d := &deflater{}
+	d.zw, _ = flate.NewWriter(&d.out, flate.BestSpeed) // the level is valid
+	return d
+}
+
+// deflate returns msg (a msgParts message) deflated, in a buffer the next
+// call reuses: the send must be done with it by then, as sendAnswer is.
+func (d *deflater) deflate(msg []byte) []byte {
+	d.out.Reset()
+	d.out.WriteByte(msgPartsDeflated)
+	d.zw.Reset(&d.out)
+	// Writes to a bytes.Buffer do not fail.
+	_, _ = d.zw.Write(msg[1:])
+	_ = d.zw.Close()
+	return d.out.Bytes()
+}
+
+// inflate returns the msgParts message a msgPartsDeflated one carries.
+func inflate(buf []byte) ([]byte, error) {
+	if len(buf) < 2 {
+		return nil, errEmpty
+	}
+	zr := flate.NewReader(bytes.NewReader(buf[1:]))
+	defer zr.Close()
+	out := bytes.NewBuffer(make([]byte, 0, 4*len(buf)))
+	out.WriteByte(msgParts)
+	n, err := io.Copy(out, io.LimitReader(zr, maxInflatedMessage+1))
+	if err != nil {
+		return nil, fmt.Errorf("deflated snapshot parts: %w", err)
+	}
+	if n > maxInflatedMessage {
+		return nil, fmt.Errorf("deflated snapshot parts inflate past %d bytes: refused", maxInflatedMessage)
+	}
+	return out.Bytes(), nil
+}
+
+func (g *Gossip) handleDeflatedParts(buf []byte) {
+	msg, err := inflate(buf)
+	if err != nil {
+		g.m.IncrCounter([]string{"gossip", "messages", "malformed"}, 1)
+		g.log.Warn("dropped snapshot parts that do not inflate", "err", err)
+		return
+	}
+	g.handleParts(msg)
+}
