@@ -85,6 +85,15 @@ func Profile(name string) (Config, error) {
 		return Config{}, fmt.Errorf("unknown profile %q: use lan, wan, local or fast", name)
 	}
 	c.ReconnectTimeout = 24 * time.Hour
+	// memberlist compresses every packet it sends, pings and acks too,
+	// each with a fresh 64 KiB LZW table, and keeps the result only when
+	// smaller (rarely, for a probe). On a LAN that was most of a join
+	// storm's CPU: 150 agent processes on 2 cores spiralled into false
+	// deaths with it and formed in 19 s without it (docs/performance.md).
+	// Receivers read either, so a mixed cluster is fine. Snapshots, the
+	// only large messages, compress themselves (parts.go). WAN links keep
+	// it: bytes cost more there than CPU.
+	c.Memberlist.EnableCompression = name == "wan"
 	// A restarted agent on a new address may reclaim its name this soon
 	// after it was declared dead, instead of being refused as a conflict.
 	c.Memberlist.DeadNodeReclaimTime = 10 * time.Second
