@@ -40,7 +40,8 @@
 //     each merged on its own, so an origin of any size can be synced
 //     (memberlist refuses a message over 20 MiB). Parts go in routes'
 //     binary encoding to pullers that ask for it, in JSON to older ones
-//     (parts.go). Pulls wait a short grace first, since a gap seen while a
+//     (parts.go), deflated when the puller asks: the profiles but wan turn
+//     memberlist's own per-packet compression off (config.go). Pulls wait a short grace first, since a gap seen while a
 //     change is still spreading usually closes by itself. memberlist's
 //     push/pull carries the same digests, so a joining agent syncs at
 //     once: it pulls without the grace, everything from the member it
