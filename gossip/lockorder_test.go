@@ -84,6 +84,15 @@ func startLoopbackMember(t *testing.T, name string, tune func(*Config), prep fun
 	cfg.Memberlist.BindAddr = "127.0.0.1"
 	cfg.Memberlist.BindPort = 0
 	cfg.Memberlist.LogOutput = io.Discard
+	g := startWith(t, cfg, tune, prep)
+	t.Cleanup(func() { _ = g.Shutdown() })
+	return g
+}
+
+// startWith starts a member of cfg, tune (if set) changing the config and
+// prep (if set) seeing the member before it starts.
+func startWith(t *testing.T, cfg Config, tune func(*Config), prep func(*Gossip)) *Gossip {
+	t.Helper()
 	if tune != nil {
 		tune(&cfg)
 	}
@@ -97,7 +106,6 @@ func startLoopbackMember(t *testing.T, name string, tune func(*Config), prep fun
 	if err := g.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = g.Shutdown() })
 	return g
 }
 

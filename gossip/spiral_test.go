@@ -42,20 +42,7 @@ func startMember(t *testing.T, net *gossiptest.Network, name string, cfgf func(*
 	cfg, _ := Profile("fast")
 	cfg.Table = routes.NewTable(name, 1)
 	cfg.Memberlist.Transport = net.NewTransport(name)
-	if cfgf != nil {
-		cfgf(&cfg)
-	}
-	g, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prep != nil {
-		prep(g)
-	}
-	if err := g.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return startWith(t, cfg, cfgf, prep)
 }
 
 // stopAll shuts the members down, then the network, and lets what they
