@@ -136,9 +136,10 @@ func (g *Gossip) schedulePull(origin, source string, target routes.DigestEntry, 
 		return false // already waiting for this much or more, sooner
 	}
 	g.pending[origin] = pendingPull{source: source, target: target, due: due}
-	// The loop sleeps until pullAt. A gap due now is kicked by the caller
-	// once its batch is scheduled.
-	if !now && (g.pullAt.IsZero() || due.Before(g.pullAt)) {
+	// The loop sleeps until pullAt. A new gap due now is kicked by the
+	// caller once its batch is scheduled; one already pending, moved to
+	// now by a notice, is not news to the caller and is kicked here.
+	if (!now || !news) && (g.pullAt.IsZero() || due.Before(g.pullAt)) {
 		g.kickPulls()
 	}
 	return news
