@@ -55,6 +55,9 @@ type Config struct {
 	Reincarnated func(inc uint64)
 	Logger       *slog.Logger
 	Metrics      *metrics.Metrics
+
+	// plainPushPull: tests measuring what compressing push/pull saves.
+	plainPushPull bool
 }
 
 // Profile returns the memberlist configuration and gossip timings of a named
@@ -90,11 +93,11 @@ func Profile(name string) (Config, error) {
 	// smaller (rarely, for a probe). On a LAN that was most of a join
 	// storm's CPU: 150 agent processes on 2 cores spiralled into false
 	// deaths with it and formed in 19 s without it (docs/performance.md).
-	// Receivers read either, so a mixed cluster is fine. Snapshots
-	// compress themselves (parts.go); memberlist's push/pull of the member
-	// list goes plain, ~4.5x the bytes at 2,000 members (P6: idle traffic
-	// p99 3.25x Serf's there; the open fix is compressing streams only).
-	// WAN links keep it: bytes cost more there than CPU.
+	// Receivers read either, so a mixed cluster is fine. The two large
+	// messages are compressed without it: snapshots by namecast
+	// (parts.go), memberlist's push/pull of the member list by the
+	// transport (pushpull.go). WAN links keep it: bytes cost more there
+	// than CPU.
 	c.Memberlist.EnableCompression = name == "wan"
 	// A restarted agent on a new address may reclaim its name this soon
 	// after it was declared dead, instead of being refused as a conflict.

@@ -76,6 +76,10 @@ type limitedTransport struct {
 	mu     sync.Mutex
 	open   int
 	byPeer map[string]int
+
+	// plainPushPull sends push/pull as memberlist wrote it (tests
+	// measuring what pushpull.go saves).
+	plainPushPull bool
 }
 
 // limitStreams puts a limitedTransport in mc: around mc's transport when
@@ -114,6 +118,7 @@ func (g *Gossip) limitStreams(mc *memberlist.Config) (*limitedTransport, error) 
 		g.m.IncrCounter([]string{"gossip", "streams", "refused"}, 1)
 		g.log.Debug("refused an incoming gossip stream", "reason", reason)
 	})
+	lt.plainPushPull = g.cfg.plainPushPull
 	mc.Transport = lt
 	return lt, nil
 }
@@ -240,6 +245,13 @@ func (c *limitedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	c.left -= int64(n)
 	return n, err
+}
+
+func (c *limitedConn) Write(b []byte) (int, error) {
+	if c.t.plainPushPull {
+		return c.Conn.Write(b)
+	}
+	return writeShrunk(c.Conn, b)
 }
 
 func (c *limitedConn) SetDeadline(d time.Time) error {
