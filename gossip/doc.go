@@ -41,7 +41,9 @@
 //     (memberlist refuses a message over 20 MiB). Parts go in routes'
 //     binary encoding to pullers that ask for it, in JSON to older ones
 //     (parts.go), deflated when the puller asks: the profiles but wan turn
-//     memberlist's own per-packet compression off (config.go). Pulls wait a short grace first, since a gap seen while a
+//     memberlist's own per-packet compression off (config.go), and the
+//     transport compresses memberlist's push/pull itself (pushpull.go).
+//     Pulls wait a short grace first, since a gap seen while a
 //     change is still spreading usually closes by itself. memberlist's
 //     push/pull carries the same digests, so a joining agent syncs at
 //     once: it pulls without the grace, everything from the member it
