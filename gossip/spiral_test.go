@@ -32,7 +32,9 @@ func spiralCluster(t *testing.T, net *gossiptest.Network, n int, prep func(*Goss
 			}
 		}
 	}
-	testutil.Eventually(t, time.Minute, func() error { return seeStatus(gs, "", StatusAlive, n) })
+	// A member that missed an alive message in the join storm learns of it
+	// by push/pull: one a minute per member at 33-64 members.
+	testutil.Eventually(t, 3*time.Minute, func() error { return seeStatus(gs, "", StatusAlive, n) })
 	return gs
 }
 
