@@ -61,7 +61,7 @@ func defaults() *options {
 		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
-		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 10, p6IdleFor: 30 * time.Second, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
+		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 10, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
 	}
 }
 
@@ -126,7 +126,7 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.p6Trials, "p6-trials", o.p6Trials, "P6 registrations timed per size and system")
 	fs.IntVar(&o.p6Crashes, "p6-crashes", o.p6Crashes, "P6 crashes timed per size and system")
 	fs.Float64Var(&o.p6Loss, "p6-loss", o.p6Loss, "P6 packet loss on every link (0-1)")
-	fs.DurationVar(&o.p6IdleFor, "p6-idle", o.p6IdleFor, "P6 virtual window for idle traffic and CPU")
+	fs.DurationVar(&o.p6IdleFor, "p6-idle", o.p6IdleFor, "P6 virtual window for idle traffic and CPU; 0: one push/pull round at that size (180s at N=1000), so every member's push/pull is counted once")
 	fs.IntVar(&o.p6GOGC, "p6-gogc", o.p6GOGC, "P6 garbage collector target (GOGC) while simulating; memory for CPU")
 	fs.StringVar(&o.p6Results, "p6-results", "", "P6: save each system's raw result in this directory, and read one saved there instead of simulating it (two -p6-systems halves run at once, then a run with both judges them)")
 	fs.Func("p6-systems", "P6 systems to simulate ("+strings.Join(o.p6Systems, ",")+"): one alone runs a size's two halves in two processes at once; its figures leave the other's side empty", func(s string) error {

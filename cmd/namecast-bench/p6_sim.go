@@ -31,8 +31,15 @@ func runP6(ctx context.Context, o *options) ([]bench.Figure, error) {
 	var figs []bench.Figure
 	for _, profile := range o.p6Profiles {
 		for _, n := range o.p6N {
+			idle := o.p6IdleFor
+			if idle == 0 {
+				var err error
+				if idle, err = bench.PushPullRound(profile, n); err != nil {
+					return figs, err
+				}
+			}
 			cfg := bench.SimConfig{N: n, Profile: profile, Loss: o.p6Loss, MinDelay: 100 * time.Microsecond, MaxDelay: time.Millisecond,
-				Trials: o.p6Trials, Crashes: o.p6Crashes, IdleFor: o.p6IdleFor, Seed: int64(n), Timeout: 15 * time.Second,
+				Trials: o.p6Trials, Crashes: o.p6Crashes, IdleFor: idle, Seed: int64(n), Timeout: 15 * time.Second,
 				Logf: func(f string, a ...any) { bench.Progress(f, a...) }}
 			var res [2]bench.SimResult
 			var have [2]bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/gossip/gossiptest"
 )
 
@@ -34,6 +36,24 @@ type SimConfig struct {
 
 // startGap spaces member starts in P6 (virtual time).
 const startGap = 10 * time.Millisecond
+
+// PushPullRound is how often each member of profile pushes and pulls its
+// whole state with one other at n members: memberlist's PushPullInterval
+// times its pushPullScale (1 up to 32 members, then ⌈log2(n/32)⌉+1; 180 s
+// at 1,000, 210 s at 2,000). Push/pull is the largest idle traffic, and
+// rounds bunch up (a member's interval grows as it learns of more), so an
+// idle window shorter than this counts whatever rounds it happens to hold.
+func PushPullRound(profile string, n int) (time.Duration, error) {
+	cfg, err := gossip.Profile(profile)
+	if err != nil {
+		return 0, err
+	}
+	round := cfg.Memberlist.PushPullInterval
+	if n > 32 {
+		round *= time.Duration(math.Ceil(math.Log2(float64(n)/32)) + 1)
+	}
+	return round, nil
+}
 
 // SimResult is what one system did at one size. Durations are virtual
 // seconds; CPU is real CPU seconds per member per virtual second.
