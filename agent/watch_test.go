@@ -18,11 +18,23 @@ import (
 func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 	c := agenttest.Start(t, 2)
 	http0, http1 := c.Agent(0).HTTPAddr(), c.Agent(1).HTTPAddr()
-	call(t, "PUT", http0, "/v1/brokers", brokerReg("own", "10.4.0.1:10911", "Own"), nil)
-	everywhere(t, c, 10*time.Second, wantRoute(t, "Own", "10.4.0.1:10911"))
 	table := c.Agent(1).Table()
-	watch := table.WatchTopicRoute("Own")
-	_, h := call(t, "GET", http1, "/v1/topics/Own", nil, &route{})
+	// Every registration changes the topic list and the cluster table
+	// too: the watched names must share no slot with those, or every
+	// change below may wake the watch (with this table's hash seed, a few
+	// runs in a hundred), and no unrelated name can be found.
+	own, topic := "own", "Own"
+	lists := append(append(append(routes.Watch{}, routes.WatchTopics...), routes.WatchClusters...), routes.WatchServices...)
+	for i := 0; table.Overlaps(ownKeys(own, topic), lists); i++ {
+		if i == 1000 {
+			t.Fatal("no topic and broker name sharing no slot with the lists in 1000 tries")
+		}
+		own, topic = fmt.Sprintf("own%d", i), fmt.Sprintf("Own%d", i)
+	}
+	call(t, "PUT", http0, "/v1/brokers", brokerReg(own, "10.4.0.1:10911", topic), nil)
+	everywhere(t, c, 10*time.Second, wantRoute(t, topic, "10.4.0.1:10911"))
+	watch := table.WatchTopicRoute(topic)
+	_, h := call(t, "GET", http1, "/v1/topics/"+topic, nil, &route{})
 	index, _ := strconv.ParseUint(h.Get("X-Namecast-Index"), 10, 64)
 	if index != table.IndexOf(watch) {
 		t.Fatalf("route answered index %d, its view's is %d", index, table.IndexOf(watch))
@@ -36,15 +48,18 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 	done := make(chan answer, 1)
 	go func() {
 		var r route
-		_, h := call(t, "GET", http1, "/v1/topics/Own?index="+strconv.FormatUint(index, 10)+"&wait=60s", nil, &r)
+		_, h := call(t, "GET", http1, "/v1/topics/"+topic+"?index="+strconv.FormatUint(index, 10)+"&wait=60s", nil, &r)
 		i, _ := strconv.ParseUint(h.Get("X-Namecast-Index"), 10, 64)
 		done <- answer{i, r.BrokerDatas[0].BrokerAddrs["0"], time.Now()}
 	}()
 	// Unrelated changes, on names that share no slot with the watch.
 	for i, n := 0, 0; n < 5; i++ {
-		topic, iface, name := fmt.Sprintf("Other%d", i), fmt.Sprintf("com.other.S%d", i), "other"+strconv.Itoa(i)
+		if i == 1000 {
+			t.Fatalf("only %d of 5 unrelated names in 1000 tries", n)
+		}
+		otopic, iface, name := fmt.Sprintf("Other%d", i), fmt.Sprintf("com.other.S%d", i), "other"+strconv.Itoa(i)
 		var other routes.Watch
-		for _, r := range []routes.Record{{Broker: &routes.Broker{Name: name}}, {Queue: &routes.Queue{Topic: topic}},
+		for _, r := range []routes.Record{{Broker: &routes.Broker{Name: name}}, {Queue: &routes.Queue{Topic: otopic}},
 			{URL: &routes.URL{Interface: iface, Category: "providers"}}} {
 			other = append(other, routes.WatchOf(r)...)
 		}
@@ -52,13 +67,13 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 			continue
 		}
 		n++
-		call(t, "PUT", http0, "/v1/brokers", brokerReg(name, "10.4.1.1:10911", topic), nil)
+		call(t, "PUT", http0, "/v1/brokers", brokerReg(name, "10.4.1.1:10911", otopic), nil)
 		call(t, "PUT", http0, "/v1/urls", map[string]string{"url": "dubbo://10.4.2.1:20880/" + iface}, nil)
-		everywhere(t, c, 10*time.Second, wantRoute(t, topic, "10.4.1.1:10911"))
+		everywhere(t, c, 10*time.Second, wantRoute(t, otopic, "10.4.1.1:10911"))
 	}
 	select {
 	case a := <-done:
-		t.Fatalf("the watch on Own returned at index %d for changes to other topics and services", a.index)
+		t.Fatalf("the watch on %s returned at index %d for changes to other topics and services", topic, a.index)
 	default:
 	}
 	if table.Index() <= index {
@@ -67,17 +82,23 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 
 	// Its own broker moves: the watch returns with the new address.
 	moved := time.Now()
-	call(t, "PUT", http0, "/v1/brokers", brokerReg("own", "10.4.0.2:10911", "Own"), nil)
+	call(t, "PUT", http0, "/v1/brokers", brokerReg(own, "10.4.0.2:10911", topic), nil)
 	select {
 	case a := <-done:
-		if a.addr != "10.4.0.2:10911" || a.index <= index || a.index != table.IndexOf(table.WatchTopicRoute("Own")) {
+		if a.addr != "10.4.0.2:10911" || a.index <= index || a.index != table.IndexOf(table.WatchTopicRoute(topic)) {
 			t.Fatalf("woke with %q at index %d (asked %d, view now %d)", a.addr, a.index, index, table.IndexOf(watch))
 		}
 		t.Logf("woke %v after the change", a.at.Sub(moved))
 	case <-time.After(20 * time.Second):
-		t.Fatal("the watch on Own did not return when its broker moved")
+		t.Fatalf("the watch on %s did not return when its broker moved", topic)
 	}
 	if status, _ := call(t, "GET", http1, "/v1/health", nil, nil); status != http.StatusOK {
 		t.Fatalf("health: %d", status)
 	}
+}
+
+// ownKeys are the watch keys of a topic served by one broker.
+func ownKeys(broker, topic string) routes.Watch {
+	return routes.Watch{routes.WatchOf(routes.Record{Broker: &routes.Broker{Name: broker}})[0],
+		routes.WatchOf(routes.Record{Queue: &routes.Queue{Topic: topic}})[0]}
 }
