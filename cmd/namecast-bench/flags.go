@@ -149,6 +149,16 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintf(stderr, "namecast-bench: -p3-client %q: use lean or std\n", o.p3Client)
 		return nil, fmt.Errorf("bad -p3-client")
 	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+		zero bool // 0 means the default
+	}{{"-p2-idle", o.p2IdleFor, false}, {"-p4-idle", o.p4IdleFor, false}, {"-p6-idle", o.p6IdleFor, true}} {
+		if d.v < 0 || d.v == 0 && !d.zero {
+			fmt.Fprintf(stderr, "namecast-bench: %s %v: the window must be positive, like 30s\n", d.flag, d.v)
+			return nil, fmt.Errorf("bad %s", d.flag)
+		}
+	}
 	// Made now, not when the first result is saved: a size's half runs
 	// for most of an hour before it saves.
 	if o.p6Results != "" {

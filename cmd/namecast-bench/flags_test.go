@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,19 @@ func TestP6ResultsDirectoryMadeUpFront(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-p6-results", filepath.Join(file, "results")}, io.Discard); err == nil {
 		t.Fatal("-p6-results under a file was accepted")
+	}
+}
+
+// An idle window that is not positive is refused before anything runs;
+// -p6-idle 0 is its default, one push/pull round.
+func TestIdleWindowsMustBePositive(t *testing.T) {
+	for _, args := range [][]string{{"-p6-idle", "-5s"}, {"-p2-idle", "0s"}, {"-p4-idle", "-1s"}} {
+		var stderr strings.Builder
+		if _, err := parseFlags(args, &stderr); err == nil || !strings.Contains(stderr.String(), "must be positive") {
+			t.Errorf("%v accepted (%v, %q)", args, err, stderr.String())
+		}
+	}
+	if _, err := parseFlags([]string{"-p6-idle", "0"}, io.Discard); err != nil {
+		t.Errorf("-p6-idle 0: %v", err)
 	}
 }
