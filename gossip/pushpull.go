@@ -63,11 +63,14 @@ func shrinkPushPull(msg []byte) []byte {
 	return out.Bytes()
 }
 
-// writeShrunk writes b, one whole memberlist stream message (memberlist
+// writeMsg writes b, one whole memberlist stream message (memberlist
 // writes each in a single Write: rawSendMsgStream, the label header), to
 // conn through shrinkPushPull, and reports all of b written when all of
 // what stood for it was.
-func writeShrunk(conn net.Conn, b []byte) (int, error) {
+func (t *limitedTransport) writeMsg(conn net.Conn, b []byte) (int, error) {
+	if t.plainPushPull {
+		return conn.Write(b)
+	}
 	s := shrinkPushPull(b)
 	if len(s) == len(b) {
 		return conn.Write(b)
@@ -79,17 +82,20 @@ func writeShrunk(conn net.Conn, b []byte) (int, error) {
 }
 
 // shrinkConn is an outgoing gossip stream whose writes go through
-// writeShrunk; incoming ones are limitedConns, which do the same.
-type shrinkConn struct{ net.Conn }
+// writeMsg; incoming ones are limitedConns, which do the same.
+type shrinkConn struct {
+	net.Conn
+	t *limitedTransport
+}
 
-func (c shrinkConn) Write(b []byte) (int, error) { return writeShrunk(c.Conn, b) }
+func (c shrinkConn) Write(b []byte) (int, error) { return c.t.writeMsg(c.Conn, b) }
 
 func (t *limitedTransport) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
 	conn, err := t.NodeAwareTransport.DialAddressTimeout(a, timeout)
-	if err != nil || t.plainPushPull {
-		return conn, err
+	if err != nil {
+		return nil, err
 	}
-	return shrinkConn{conn}, nil
+	return shrinkConn{conn, t}, nil
 }
 
 func (t *limitedTransport) DialTimeout(addr string, timeout time.Duration) (net.Conn, error) {

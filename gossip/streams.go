@@ -247,12 +247,7 @@ func (c *limitedConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (c *limitedConn) Write(b []byte) (int, error) {
-	if c.t.plainPushPull {
-		return c.Conn.Write(b)
-	}
-	return writeShrunk(c.Conn, b)
-}
+func (c *limitedConn) Write(b []byte) (int, error) { return c.t.writeMsg(c.Conn, b) }
 
 func (c *limitedConn) SetDeadline(d time.Time) error {
 	c.setOwn(d)
