@@ -87,7 +87,12 @@ func checkFigure(t *testing.T, f bench.Figure) {
 		if f.Unit != bench.UnitMB && !strings.HasPrefix(f.Metric, "idle: ") && s.P50 <= 0 {
 			t.Errorf("%s: %s p50 is %g, want > 0", name, who, s.P50)
 		}
-		if s.Missed > 0 {
+		// Serf missing a delivery is a measurement, not broken machinery:
+		// at N=5 each member relays an event 4 times, so now and then one
+		// member is never picked, and serf repairs that only by push/pull,
+		// 30 s apart, after P1's 15 s timeout (1 of 250 trials here; the
+		// smoke run's 5 trials failed CI so). The table reports it.
+		if s.Missed > 0 && who == "namecast" {
 			t.Errorf("%s: %s missed %d of %d trials", name, who, s.Missed, s.Trials)
 		}
 	}
