@@ -65,9 +65,15 @@
 //     member it did not know then, as soon as it knows GossipNodes more:
 //     otherwise its alive message, spent on the few it knew, reached the
 //     rest only by memberlist's periodic push/pull (lonelyjoin.go).
-//  7. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
+//  7. A member whose alive message never reached us (its relays spent
+//     elsewhere in a join storm) is listed in peers' digests long before
+//     memberlist's periodic push/pull would tell us of it: an origin we
+//     have never known as a member, still listed after a few anti-entropy
+//     rounds, makes us push/pull with the peer listing it, one at a time
+//     and backing off (viewrepair.go).
+//  8. Ping acks carry Vivaldi coordinates, giving an RTT estimate to every
 //     member without extra traffic.
-//  8. Incoming streams pass through our transport (streams.go), which
+//  9. Incoming streams pass through our transport (streams.go), which
 //     bounds what a peer can make us hold: streams per peer IP and in all,
 //     an idle deadline per read, and bytes per stream.
 //

@@ -52,6 +52,9 @@ type Gossip struct {
 	// lonely is who we knew after a join whose answer listed too few
 	// members to spread our arrival; nil otherwise (lonelyjoin.go).
 	lonely *lonelyJoin
+	// repair tracks origins peers list that we never knew as members
+	// (viewrepair.go).
+	repair viewRepair
 	// ackSummaryAt is when a probe ack last brought a peer's summary
 	// (unix ns): while they come, no separate summary packets are sent.
 	ackSummaryAt atomic.Int64

@@ -226,6 +226,14 @@ func (g *Gossip) alive(origin string) bool {
 	return g.aliveLocked(origin)
 }
 
+// known reports whether memberlist ever told us of origin, alive or not
+// (failed and departed members are remembered; viewrepair.go).
+func (g *Gossip) known(origin string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.members[origin] != nil
+}
+
 // aliveLocked is alive for a caller holding g.mu.
 func (g *Gossip) aliveLocked(origin string) bool {
 	if origin == routes.RulesOrigin {
