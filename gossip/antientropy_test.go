@@ -10,7 +10,7 @@ import (
 
 // newBare is a Gossip with no memberlist: its sends go nowhere, which is
 // all the pull bookkeeping needs.
-func newBare(t *testing.T, name string, alive ...string) *Gossip {
+func newBare(t testing.TB, name string, alive ...string) *Gossip {
 	t.Helper()
 	cfg, _ := Profile("lan")
 	cfg.Table = routes.NewTable(name, 1)

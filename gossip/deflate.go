@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // deflater turns msgParts messages into msgPartsDeflated ones, reusing one
@@ -14,10 +15,24 @@ type deflater struct {
 	out bytes.Buffer
 }
 
-func newDeflater() *deflater {
+// deflaters keeps compressors between answers: flate.NewWriter allocates
+// and clears 1.2 MB, ~0.7 ms of CPU, where Reset costs 5 µs, and a join
+// storm answers hundreds of pulls per agent.
+var deflaters = sync.Pool{New: func() any {
 	d := &deflater{}
 	d.zw, _ = flate.NewWriter(&d.out, flate.BestSpeed) // the level is valid
 	return d
+}}
+
+func newDeflater() *deflater { return deflaters.Get().(*deflater) }
+
+// release returns d to the pool; its last message must have been sent.
+// One grown past a few messages' worth is left to the collector.
+func (d *deflater) release() {
+	if d.out.Cap() <= 4*answerBufferStart {
+		d.out.Reset()
+		deflaters.Put(d)
+	}
 }
 
 // deflate returns msg (a msgParts message) deflated, in a buffer the next

@@ -33,6 +33,10 @@ const (
 // the cost is a TCP message per MiB (ten for 100,100 records).
 var maxSnapshotBytes = 1 << 20
 
+// answerBufferStart is the capacity an answer's message buffer starts
+// with; it grows to what the answer holds, up to a message.
+const answerBufferStart = 16 << 10
+
 // snapshotOverhead is what a snapshot adds to its ops when encoded: its
 // origin, incarnation, seq and key range.
 const snapshotOverhead = 1 << 10

@@ -59,7 +59,10 @@ func newPartsWriter(from string, send func([]byte)) *partsWriter {
 	head := []byte{msgParts, routes.BinaryVersion}
 	head = binary.AppendUvarint(head, uint64(len(from)))
 	head = append(head, from...)
-	w := &partsWriter{head: head, send: send, limit: maxBinaryPart(), msg: make([]byte, 0, maxSnapshotBytes+2*snapshotOverhead)}
+	// The buffer grows with what is added: most answers carry a few small
+	// origins, and one sized for the largest message cost each a cleared
+	// MiB (the bulk of an answer's CPU in a join storm).
+	w := &partsWriter{head: head, send: send, limit: maxBinaryPart(), msg: make([]byte, 0, answerBufferStart)}
 	w.msg = append(w.msg, head...)
 	return w
 }
@@ -144,6 +147,7 @@ func (g *Gossip) sendSnapshots(p pull) {
 	switch {
 	case bin && p.Deflate:
 		d := newDeflater()
+		defer d.release() // every message is sent before we return
 		w = newPartsWriter(g.name, func(msg []byte) { g.sendAnswer(to, d.deflate(msg)) })
 	case bin:
 		w = newPartsWriter(g.name, func(msg []byte) { g.sendAnswer(to, msg) })
@@ -193,7 +197,7 @@ type jsonParts struct {
 func newJSONParts(from string, send func([]byte)) *jsonParts {
 	name, _ := json.Marshal(from)
 	head := append(append(append([]byte{msgSnapshots}, `{"f":`...), name...), `,"s":[`...)
-	js := &jsonParts{head: head, send: send, msg: make([]byte, 0, maxSnapshotBytes+2*snapshotOverhead)}
+	js := &jsonParts{head: head, send: send, msg: make([]byte, 0, answerBufferStart)}
 	js.msg = append(js.msg, head...)
 	return js
 }
