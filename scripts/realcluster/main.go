@@ -51,6 +51,7 @@ var (
 	hold     = flag.Duration("hold", 60*time.Second, "how long to keep the cluster after P1 (or after formation failed), counting what it does")
 	perfFor  = flag.Duration("perf", 0, "if set, `perf record` every CPU this long at the start of the hold")
 	extra    = flag.String("args", "", "extra agent flags, space separated")
+	register = flag.Bool("register", false, "namecast: each agent registers a URL of its own as soon as it answers, and formation also waits until every agent holds all N")
 	perfForm = flag.Duration("perf-form", 0, "if set, `perf record` every CPU this long from the first start (formation)")
 )
 
@@ -125,6 +126,9 @@ func main() {
 			return
 		}
 		procs[i] = p
+		if *register && *sys == "namecast" {
+			go registerOwn(p, i)
+		}
 		startedMu.Lock()
 		started = append(started, p)
 		startedMu.Unlock()
@@ -144,13 +148,16 @@ func main() {
 			usage(procs)
 			return
 		}
-		if alive(procs[i]) == *n {
+		if alive(procs[i]) == *n && (!*register || holding(procs[i]) == *n) {
 			i++
 			continue
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	fmt.Printf("formed: every member sees %d alive, %.1fs after the first start; load %s\n", *n, time.Since(t0).Seconds(), load())
+	if *register {
+		fmt.Printf("  (and holds every member's own registration)\n")
+	}
 	formCost(procs)
 	time.Sleep(5 * time.Second)
 	var lasts []float64
@@ -365,4 +372,34 @@ func usage(procs []*proc) {
 	if len(rss) > 0 && len(cpu) > 0 {
 		fmt.Printf("per process: RSS p50 %.1f MB max %.1f MB; CPU since start p50 %.2fs max %.2fs\n", rss[len(rss)/2], rss[len(rss)-1], cpu[len(cpu)/2], cpu[len(cpu)-1])
 	}
+}
+
+// registerOwn registers the i-th agent's own URL (interface "boot") as
+// soon as its HTTP API answers, as a broker beside it would.
+func registerOwn(p *proc, i int) {
+	body := fmt.Sprintf(`{"url":"dubbo://127.0.0.1:%d/boot?side=provider"}`, 20000+i)
+	for end := time.Now().Add(*formWait); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		req, _ := http.NewRequest("PUT", "http://"+addr(p.api)+"/v1/urls", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			return
+		}
+	}
+	fmt.Println("register failed:", p.name)
+}
+
+// holding is how many agents' own registrations p holds.
+func holding(p *proc) int {
+	resp, err := client.Get("http://" + addr(p.api) + "/v1/services/boot")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return bytes.Count(b, []byte("dubbo://"))
 }
