@@ -292,13 +292,8 @@ func trial(procs []*proc, src int, key string) (float64, int) {
 		time.Sleep(200 * time.Millisecond) // queries parked
 		start = time.Now()
 		close(ready)
-		body := fmt.Sprintf(`{"url":"dubbo://127.0.0.1:20880/%s?side=provider"}`, key)
-		req, _ := http.NewRequest("PUT", "http://"+addr(procs[src].api)+"/v1/urls", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if resp, err := client.Do(req); err != nil || resp.StatusCode != 200 {
-			fmt.Println("register failed:", err, resp)
-		} else {
-			resp.Body.Close()
+		if code, err := putURL(procs[src], fmt.Sprintf("dubbo://127.0.0.1:20880/%s?side=provider", key)); code != 200 {
+			fmt.Println("register failed:", code, err)
 		}
 		wg.Wait()
 		return last.Seconds(), missed
@@ -377,16 +372,9 @@ func usage(procs []*proc) {
 // registerOwn registers the i-th agent's own URL (interface "boot") as
 // soon as its HTTP API answers, as a broker beside it would.
 func registerOwn(p *proc, i int) {
-	body := fmt.Sprintf(`{"url":"dubbo://127.0.0.1:%d/boot?side=provider"}`, 20000+i)
+	url := fmt.Sprintf("dubbo://127.0.0.1:%d/boot?side=provider", 20000+i)
 	for end := time.Now().Add(*formWait); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		req, _ := http.NewRequest("PUT", "http://"+addr(p.api)+"/v1/urls", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			continue
-		}
-		resp.Body.Close()
-		if resp.StatusCode == 200 {
+		if code, _ := putURL(p, url); code == 200 {
 			return
 		}
 	}
@@ -402,4 +390,17 @@ func holding(p *proc) int {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return bytes.Count(b, []byte("dubbo://"))
+}
+
+// putURL registers url on p's agent and returns the HTTP status.
+func putURL(p *proc, url string) (int, error) {
+	body := fmt.Sprintf(`{"url":%q}`, url)
+	req, _ := http.NewRequest("PUT", "http://"+addr(p.api)+"/v1/urls", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
