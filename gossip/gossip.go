@@ -88,6 +88,8 @@ type Gossip struct {
 	checks         chan deathCheck
 	stop           chan struct{}
 	wg             sync.WaitGroup
+	loopMu         sync.Mutex // orders goLoop's Adds with Shutdown's Wait
+	stopping       bool       // under loopMu: Shutdown has begun
 	stopOnce       sync.Once
 	started        bool
 }
@@ -241,10 +243,12 @@ func (g *Gossip) Leave(timeout time.Duration) error {
 		wg.Add(1)
 		// Owned by Shutdown too: a send to an unresponsive peer outlives
 		// the wait below by up to memberlist's TCPTimeout.
-		g.goLoop(func() {
+		if !g.goLoop(func() {
 			defer wg.Done()
 			_ = ml.SendReliable(peer, msg)
-		})
+		}) {
+			wg.Done() // shut down already: nobody to tell
+		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -261,6 +265,9 @@ func (g *Gossip) Leave(timeout time.Duration) error {
 func (g *Gossip) Shutdown() error {
 	var err error
 	g.stopOnce.Do(func() {
+		g.loopMu.Lock()
+		g.stopping = true
+		g.loopMu.Unlock()
 		close(g.stop)
 		if ml := g.ml.Load(); ml != nil {
 			err = ml.Shutdown()
@@ -285,13 +292,25 @@ func (g *Gossip) numMembers() int {
 	return 1
 }
 
-// goLoop runs f on a goroutine that Shutdown waits for.
-func (g *Gossip) goLoop(f func()) {
+// goLoop runs f on a goroutine that Shutdown waits for, and reports
+// whether it did: once Shutdown has begun it does not. memberlist calls our
+// delegates (which start view repairs) from its own goroutines, and its
+// stream handlers may still run after it has shut down; an Add there,
+// concurrent with Shutdown's Wait, is a WaitGroup misuse (a race, or a
+// goroutine Shutdown does not wait for). loopMu orders every Add before
+// the Wait or after stopping.
+func (g *Gossip) goLoop(f func()) bool {
+	g.loopMu.Lock()
+	defer g.loopMu.Unlock()
+	if g.stopping {
+		return false
+	}
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		f()
 	}()
+	return true
 }
 
 // submit hands work that may block on the network to the worker; when the
