@@ -9,7 +9,8 @@ import (
 
 // One side of a digest exchange: encoding our digest and decoding the
 // peer's, at the sizes of a 150-agent start on one host and of a 1,000-
-// member cluster. Each differing summary costs two of these per side; in
+// member cluster. Each differing summary costs one of these on each side
+// (ours encoded, theirs decoded); in
 // a 150-agent registering start that spiralled they were the largest
 // part of our own CPU (docs/performance.md, session 11).
 func BenchmarkDigestEncodeDecode(b *testing.B) {
