@@ -1,13 +1,54 @@
 #!/usr/bin/env bash
-# The project's one test command (README, .ci/run): vet, race-enabled tests
-# of the main module, then the interop modules and the web UI's browser
-# tests (each its own go.mod, so the real rocketmq-client-go, go-zookeeper
-# and chromedp stay out of the agent's dependencies).
-set -euo pipefail
+# The project's one test command (README, .ci/run): go vet and race-enabled
+# tests of every Go module in the repository that has tests: the main module,
+# then the interop modules and the web UI's browser tests (each its own
+# go.mod, so the real rocketmq-client-go, go-zookeeper, dubbo-go and chromedp
+# stay out of the agent's dependencies). Modules are found by their go.mod, so
+# one added later runs too; a module without any _test.go file (a tool under
+# scripts/) is skipped.
+#
+# Every module runs even when an earlier one fails: one flaky test must not
+# hide whether the others pass. Each is reported with its result and wall
+# time; the command fails at the end if any failed.
+set -uo pipefail
 cd "$(dirname "$0")"
-go vet ./...
-go test -race -count=1 -timeout 20m ./...
-(cd examples/rocketmq && go vet ./... && go test -race -count=1 -timeout 10m ./...)
-(cd test/zookeeper && go vet ./... && go test -race -count=1 -timeout 10m ./...)
-(cd test/browser && go vet ./... && go test -race -count=1 -timeout 10m ./...)
-(cd examples/dubbo-go && go vet ./... && go test -race -count=1 -timeout 10m ./...)
+
+# The main module first, then the others in path order.
+modules=(.)
+while IFS= read -r mod; do
+	dir=${mod%/go.mod}
+	dir=${dir#./}
+	[ "$dir" = . ] && continue
+	if [ -z "$(find "$dir" -name '*_test.go' -print -quit)" ]; then
+		echo "test.sh: skipping $dir (no tests)"
+		continue
+	fi
+	modules+=("$dir")
+done < <(find . -name go.mod -not -path '*/.*/*' -not -path '*/testdata/*' | sort)
+
+results=()
+failed=0
+for dir in "${modules[@]}"; do
+	timeout=10m
+	[ "$dir" = . ] && timeout=20m
+	echo "=== $dir: go vet && go test -race -count=1 -timeout $timeout ./..."
+	start=$SECONDS
+	if (cd "$dir" && go vet ./... && go test -race -count=1 -timeout "$timeout" ./...); then
+		result=ok
+	else
+		result=FAIL
+		failed=1
+	fi
+	took=$((SECONDS - start))
+	results+=("$(printf '%-4s  %-20s  %dm%02ds' "$result" "$dir" $((took / 60)) $((took % 60)))")
+	echo "=== $dir: $result in ${took}s"
+done
+
+echo
+echo "test.sh: every module:"
+printf '  %s\n' "${results[@]}"
+if [ "$failed" -ne 0 ]; then
+	echo "test.sh: FAIL"
+	exit 1
+fi
+echo "test.sh: ok"
