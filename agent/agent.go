@@ -42,6 +42,7 @@ type Agent struct {
 	rocketmq  *rocketmq.Server
 	zookeeper *zookeeper.Server
 	ring      *memberlist.Keyring // nil: gossip is not encrypted
+	dirLock   *dirLock            // held while the agent uses its data dir
 	httpLn    net.Listener
 	httpSrv   *http.Server
 	metrics   *metrics.Metrics
@@ -83,6 +84,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		}
 	}()
 	a.readiness.started = time.Now()
+	if a.dirLock, err = a.lockDataDir(); err != nil {
+		return err
+	}
 	var rejoin []string // the previous run's members, when nothing else says whom to join
 	if len(a.cfg.Join) == 0 {
 		rejoin = a.snapshotAddrs()
@@ -235,8 +239,9 @@ func (a *Agent) Leave(ctx context.Context) error {
 // Shutdown stops the agent without leaving: peers keep its routes until
 // it is back (a restart: with a data dir it republishes them at start) or
 // failure detection declares it dead. It saves the registrations one last
-// time, then stops the HTTP listener, the doors, the loops and gossip, and
-// waits for every goroutine. Safe to call more than once.
+// time, then stops the HTTP listener, the doors, the loops and gossip,
+// waits for every goroutine, and last lets go of the data dir's lock.
+// Safe to call more than once.
 func (a *Agent) Shutdown() error {
 	var err error
 	a.stopOnce.Do(func() {
@@ -262,6 +267,7 @@ func (a *Agent) Shutdown() error {
 		if a.gossip != nil {
 			err = errors.Join(err, a.gossip.Shutdown())
 		}
+		a.dirLock.release()
 		a.log.Info("agent stopped")
 	})
 	return err

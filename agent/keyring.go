@@ -48,6 +48,12 @@ func (a *Agent) keyring() (*memberlist.Keyring, error) {
 	return kr, a.saveKeyring(kr)
 }
 
+// loadKeyring reads the data dir's keyring. A missing file is no keyring
+// (--encrypt may seed one); a damaged one (unreadable, not JSON, no keys,
+// a key of the wrong form) is an error that stops the start: running on
+// without it would turn gossip encryption off, and any keyless agent
+// could then join and publish routes. The file is left where it is for
+// the operator.
 func (a *Agent) loadKeyring() ([][]byte, error) {
 	if a.cfg.DataDir == "" {
 		return nil, nil
@@ -61,19 +67,23 @@ func (a *Agent) loadKeyring() ([][]byte, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &encoded)
 	}
+	if err == nil && len(encoded) == 0 {
+		err = errors.New("it holds no keys")
+	}
 	var keys [][]byte
-	for _, e := range encoded {
+	for i, e := range encoded {
+		if err != nil {
+			break
+		}
 		k, kerr := decodeKey(e)
 		if kerr != nil {
-			err = kerr
-			break
+			err = fmt.Errorf("key %d: %w", i, kerr)
 		}
 		keys = append(keys, k)
 	}
-	if err != nil || len(keys) == 0 {
-		a.log.Warn("keyring file is unreadable; setting it aside", "path", path, "err", err)
-		_ = os.Rename(path, path+".corrupt")
-		return nil, nil
+	if err != nil {
+		return nil, fmt.Errorf("gossip keyring %s is damaged (%v); the agent will not start without it, as that would turn gossip encryption off. "+
+			"Restore the file (a copy of keyring.json from another member's data dir will do), or remove it and start with --encrypt set to the cluster's current primary key", path, err)
 	}
 	if a.cfg.EncryptKey != "" {
 		a.log.Info("using the keyring in the data dir; --encrypt only seeds a new one", "path", path)
