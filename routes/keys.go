@@ -134,11 +134,24 @@ type Queue struct {
 }
 
 // URL is a service URL registered for an interface and category. URL holds
-// the canonical string; identity is the whole of it.
+// the canonical string; identity is the whole of it. The other fields are
+// what a ZooKeeper client wrote with it (a Dubbo URL leaf), kept so every
+// agent shows the leaf as written; they are empty for a URL registered
+// otherwise.
 type URL struct {
 	Interface string `json:"i"`
 	Category  string `json:"c"`
 	URL       string `json:"u"`
+	// Path is the znode path as the client spelled it, when that differs
+	// from the canonical one (parameters in another order, other escapes).
+	Path string `json:"p,omitempty"`
+	// Data is the znode's data (Dubbo writes the registrant's IP).
+	Data string `json:"d,omitempty"`
+	// Owner is the ephemeral owner: the ZooKeeper session that created it.
+	Owner int64 `json:"e,omitempty"`
+	// Stamp is the table's Lamport time when the record was written
+	// (Table.Stamp): of two agents' records for one key, the later wins.
+	Stamp uint64 `json:"l,omitempty"`
 }
 
 // Key is where the record lives inside its origin, or "" for a record with
@@ -230,8 +243,23 @@ func (r Record) valid() bool {
 	case r.Mapping != nil:
 		return r.Mapping.valid()
 	default:
-		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != ""
+		return component(r.URL.Interface) && component(r.URL.Category) && r.URL.URL != "" &&
+			len(r.URL.Path) <= MaxZnodePath && !strings.ContainsRune(r.URL.Path, 0)
 	}
+}
+
+// stamp is the record's Lamport stamp (Broker, URL and Znode records carry
+// one), 0 for none.
+func (r Record) stamp() uint64 {
+	switch {
+	case r.Broker != nil:
+		return r.Broker.Stamp
+	case r.URL != nil:
+		return r.URL.Stamp
+	case r.Znode != nil:
+		return r.Znode.Stamp
+	}
+	return 0
 }
 
 func component(s string) bool { return s != "" && !strings.Contains(s, "/") }

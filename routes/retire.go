@@ -67,7 +67,8 @@ func (st *originState) digestHash() uint64 {
 	return st.hash
 }
 
-// Stamp returns the next Lamport time for a broker record whose content
-// changes (Broker.Stamp): later than every stamp this table has seen, so
-// "the latest registration" is ordered alike on every agent.
+// Stamp returns the next Lamport time for a broker, URL or znode record
+// whose content changes (their Stamp fields): later than every stamp this
+// table has seen, so "the latest registration" is ordered alike on every
+// agent.
 func (t *Table) Stamp() uint64 { return uint64(t.stamps.Increment()) }

@@ -149,7 +149,7 @@ type Table struct {
 	// ruleClock orders rule writes cluster-wide (hlc.go).
 	ruleClock uint64
 	now       func() time.Time  // rule times; stamps rule tombstones for collection
-	stamps    serf.LamportClock // orders broker registrations cluster-wide (Broker.Stamp)
+	stamps    serf.LamportClock // orders registrations cluster-wide (Broker, URL and Znode Stamp)
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
@@ -196,6 +196,9 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 			continue
 		}
 		rec := r.clone()
+		if s := rec.stamp(); s > 0 { // a record restored from a lease keeps its stamp
+			t.stamps.Witness(serf.LamportTime(s))
+		}
 		op := Op{Key: key, Seq: st.seq + 1, Rec: &rec}
 		t.applyOp(t.local, st, op)
 		d.Ops = append(d.Ops, op)
@@ -436,8 +439,8 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 	if origin == RulesOrigin {
 		t.witnessRuleTime(op.Seq)
 	}
-	if op.Rec != nil && op.Rec.Broker != nil && op.Rec.Broker.Stamp > 0 {
-		t.stamps.Witness(serf.LamportTime(op.Rec.Broker.Stamp))
+	if op.Rec != nil && op.Rec.stamp() > 0 {
+		t.stamps.Witness(serf.LamportTime(op.Rec.stamp()))
 	}
 	if useFloor && op.Seq <= st.floor {
 		return opStale

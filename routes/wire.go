@@ -181,6 +181,10 @@ func appendRecord(b []byte, r *Record) (kind uint64, _ []byte) {
 		w.str(1, x.Interface)
 		w.str(2, x.Category)
 		w.str(3, x.URL)
+		w.str(4, x.Path)
+		w.str(5, x.Data)
+		w.int(6, x.Owner)
+		w.uint(7, x.Stamp)
 	case r.KV != nil:
 		x := r.KV
 		kind = kindKV
@@ -200,6 +204,7 @@ func appendRecord(b []byte, r *Record) (kind uint64, _ []byte) {
 		w.int(5, x.Ctime)
 		w.int(6, x.Mtime)
 		w.int(7, x.Owner)
+		w.uint(8, x.Stamp)
 	case r.Mapping != nil:
 		x := r.Mapping
 		kind = kindMapping

@@ -203,6 +203,14 @@ func decodeRecord(rec *Record, kind uint64, b []byte, key string, sl *recordSlab
 				x.Category = f.str()
 			case 3:
 				x.URL = f.str()
+			case 4:
+				x.Path = f.str()
+			case 5:
+				x.Data = f.str()
+			case 6:
+				x.Owner = f.int()
+			case 7:
+				x.Stamp = f.uint()
 			default:
 				f.skip()
 			}
@@ -243,6 +251,8 @@ func decodeRecord(rec *Record, kind uint64, b []byte, key string, sl *recordSlab
 				x.Mtime = f.int()
 			case 7:
 				x.Owner = f.int()
+			case 8:
+				x.Stamp = f.uint()
 			default:
 				f.skip()
 			}

@@ -24,6 +24,9 @@ type Znode struct {
 	Ctime   int64  `json:"c,omitempty"`
 	Mtime   int64  `json:"m,omitempty"`
 	Owner   int64  `json:"e,omitempty"`
+	// Stamp is the table's Lamport time when the record was written
+	// (Table.Stamp): of two agents' records for one path, the later wins.
+	Stamp uint64 `json:"l,omitempty"`
 }
 
 // MaxZnodePath bounds a znode path (ZooKeeper has no limit but its 1 MiB
@@ -67,7 +70,7 @@ func copyData(b []byte) []byte {
 
 func (z Znode) equal(o Znode) bool {
 	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && (z.Data == nil) == (o.Data == nil) && z.Version == o.Version &&
-		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner
+		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner && z.Stamp == o.Stamp
 }
 
 func (z Znode) valid() bool {

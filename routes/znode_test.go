@@ -93,3 +93,25 @@ func TestZnodeNullVersusEmptyData(t *testing.T) {
 		}
 	}
 }
+
+// A URL or znode record's stamp moves the receiving table's Lamport clock
+// past it, as a broker's does: a record written after one was seen is
+// stamped later, so "the later wins" orders them alike everywhere.
+func TestURLAndZnodeStampsAreWitnessed(t *testing.T) {
+	for _, rec := range []Record{
+		{URL: &URL{Interface: "demo.Api", Category: "providers", URL: "dubbo://10.0.0.1:1/demo.Api", Owner: 7, Stamp: 1000}},
+		{Znode: &Znode{Path: "/x", Owner: 7, Stamp: 1000}},
+	} {
+		a, b := NewTable("a", 1), NewTable("b", 1)
+		d, _ := a.ApplyLocal([]Record{rec}, nil)
+		b.Apply(d)
+		if s := b.Stamp(); s <= 1000 {
+			t.Fatalf("%s: b's next stamp %d after seeing 1000", rec.Key(), s)
+		}
+		c := NewTable("c", 1) // a record restored from a lease keeps its stamp
+		c.ApplyLocal([]Record{rec}, nil)
+		if s := c.Stamp(); s <= 1000 {
+			t.Fatalf("%s: c's next stamp %d after applying 1000 locally", rec.Key(), s)
+		}
+	}
+}
