@@ -156,10 +156,10 @@ func (s *Server) watchOp(c *conn, h zkwire.RequestHeader, r *zkwire.PathMode) in
 	}
 	found := false
 	for _, k := range kinds {
-		if _, ok := c.watches[watchKey{k, p}]; ok {
+		if s.watching(c, k, p, r.Path) {
 			found = true
 			if h.Type == zkwire.OpRemoveWatches {
-				s.disarm(c, k, p)
+				s.disarm(c, k, p, r.Path)
 			}
 		}
 	}

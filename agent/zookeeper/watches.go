@@ -21,25 +21,29 @@ type watchKey struct {
 }
 
 // watchTable holds every armed watch of this agent: per kind, per tree
-// path, the connections watching and the path each asked with (the one its
-// notification must carry). One entry per (kind, path, connection), as in
-// ZooKeeper: a client watching twice gets one event. s.mu guards it.
+// path, the connections watching and the paths each asked with (the ones
+// its notifications must carry). One entry per (kind, path, connection,
+// spelling), as in ZooKeeper: a client watching one path twice gets one
+// event. Two spellings of one Dubbo URL leaf are two paths to a client, so
+// each gets its own event. s.mu guards it.
 type watchTable struct {
-	m [numWatchKinds]map[string]map[*conn]string
+	m [numWatchKinds]map[string]map[*conn][]string
 	n int
 }
 
 func (w *watchTable) init() {
 	for i := range w.m {
-		w.m[i] = map[string]map[*conn]string{}
+		w.m[i] = map[string]map[*conn][]string{}
 	}
 }
 
 // arm adds a watch; false when the agent's watch limit is reached.
 func (s *Server) arm(c *conn, kind watchKind, path, clientPath string) bool {
 	byConn := s.watches.m[kind][path]
-	if _, ok := byConn[c]; ok {
-		return true
+	for _, cp := range byConn[c] {
+		if cp == clientPath {
+			return true
+		}
 	}
 	if s.watches.n >= s.cfg.MaxWatches {
 		s.stats.watchLimit.Add(1)
@@ -48,33 +52,63 @@ func (s *Server) arm(c *conn, kind watchKind, path, clientPath string) bool {
 		return false
 	}
 	if byConn == nil {
-		byConn = map[*conn]string{}
+		byConn = map[*conn][]string{}
 		s.watches.m[kind][path] = byConn
 	}
-	byConn[c] = clientPath
+	byConn[c] = append(byConn[c], clientPath)
 	c.watches[watchKey{kind, path}] = struct{}{}
 	s.watches.n++
 	return true
 }
 
-func (s *Server) disarm(c *conn, kind watchKind, path string) bool {
+// disarm removes c's watches of kind at path: every spelling, or only
+// clientPath's when it is not "". false if there was none.
+func (s *Server) disarm(c *conn, kind watchKind, path, clientPath string) bool {
 	byConn := s.watches.m[kind][path]
-	if _, ok := byConn[c]; !ok {
+	list, ok := byConn[c]
+	if !ok {
 		return false
+	}
+	if clientPath != "" {
+		kept := list[:0]
+		for _, cp := range list {
+			if cp != clientPath {
+				kept = append(kept, cp)
+			}
+		}
+		if len(kept) == len(list) {
+			return false
+		}
+		s.watches.n -= len(list) - len(kept)
+		if len(kept) > 0 {
+			byConn[c] = kept
+			return true
+		}
+	} else {
+		s.watches.n -= len(list)
 	}
 	delete(byConn, c)
 	if len(byConn) == 0 {
 		delete(s.watches.m[kind], path)
 	}
 	delete(c.watches, watchKey{kind, path})
-	s.watches.n--
 	return true
+}
+
+// watching reports whether c watches path with kind under clientPath.
+func (s *Server) watching(c *conn, kind watchKind, path, clientPath string) bool {
+	for _, cp := range s.watches.m[kind][path][c] {
+		if cp == clientPath {
+			return true
+		}
+	}
+	return false
 }
 
 // dropWatches removes every watch of a closing connection.
 func (s *Server) dropWatches(c *conn) {
 	for k := range c.watches {
-		s.disarm(c, k.kind, k.path)
+		s.disarm(c, k.kind, k.path, "")
 	}
 }
 
@@ -83,23 +117,30 @@ func (s *Server) dropWatches(c *conn) {
 // deletes also to its child watchers, child changes to its child watchers;
 // persistent watches on p see all of them, recursive watches on p or an
 // ancestor all but child changes. A connection gets one notification per
-// event even when several of its watches match. s.mu held.
+// event and path it asked with, even when several of its watches match.
+// s.mu held.
 func (s *Server) fire(ev int32, p string) {
-	var sent map[*conn]bool
+	type sentTo struct {
+		c    *conn
+		path string
+	}
+	var sent map[sentTo]bool
 	notify := func(c *conn, clientPath string) {
-		if sent[c] {
+		if sent[sentTo{c, clientPath}] {
 			return
 		}
 		if sent == nil {
-			sent = map[*conn]bool{}
+			sent = map[sentTo]bool{}
 		}
-		sent[c] = true
+		sent[sentTo{c, clientPath}] = true
 		c.notify(ev, clientPath, s.zxid)
 	}
 	oneShot := func(kind watchKind) {
-		for c, cp := range s.watches.m[kind][p] {
-			notify(c, cp)
-			s.disarm(c, kind, p)
+		for c, cps := range s.watches.m[kind][p] {
+			for _, cp := range cps {
+				notify(c, cp)
+			}
+			s.disarm(c, kind, p, "")
 		}
 	}
 	switch ev {
@@ -111,8 +152,10 @@ func (s *Server) fire(ev int32, p string) {
 	default:
 		oneShot(watchData)
 	}
-	for c, cp := range s.watches.m[watchPersistent][p] {
-		notify(c, cp)
+	for c, cps := range s.watches.m[watchPersistent][p] {
+		for _, cp := range cps {
+			notify(c, cp)
+		}
 	}
 	if ev == zkwire.EventNodeChildrenChanged || len(s.watches.m[watchRecursive]) == 0 {
 		return

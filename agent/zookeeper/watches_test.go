@@ -192,3 +192,39 @@ func TestHeldDeleteIsReleased(t *testing.T) {
 		return nil
 	})
 }
+
+// Two spellings of one Dubbo URL leaf name one node here, so a connection
+// watching both gets an event for each, each with the path it asked with
+// (issue 23 item 6: the second watch was dropped).
+func TestWatchesOnTwoSpellingsOfOneURLBothFire(t *testing.T) {
+	s, _ := startServer(t)
+	w, c := dialRaw(t, s), dialRaw(t, s)
+	w.handshake(false)
+	c.handshake(false)
+	for i, p := range []string{"/dubbo", "/dubbo/demo.Api", "/dubbo/demo.Api/providers"} {
+		create(t, c, int32(i+1), p, 0)
+	}
+	dir := "/dubbo/demo.Api/providers/"
+	za := dir + javaEncode("dubbo://10.0.0.5:20880/demo.Api?z=1&a=2")
+	az := dir + javaEncode("dubbo://10.0.0.5:20880/demo.Api?a=2&z=1")
+	create(t, c, 4, za, zkwire.FlagEphemeral)
+	for i, p := range []string{za, az} {
+		if h, _, _ := w.call(int32(i+1), zkwire.OpGetData, &zkwire.PathWatch{Path: p, Watch: true}); h.Err != 0 {
+			t.Fatalf("getData %s: %d", p, h.Err)
+		}
+	}
+	c.call(5, zkwire.OpDelete, &zkwire.PathVersion{Path: za, Version: -1})
+	_, _, evs := w.call(-2, zkwire.OpPing, nil)
+	got := map[string]int32{}
+	for _, e := range evs {
+		got[e.Path] = e.Type
+	}
+	if len(evs) != 2 || got[za] != zkwire.EventNodeDeleted || got[az] != zkwire.EventNodeDeleted {
+		t.Fatalf("events %+v, want NodeDeleted on each spelling", evs)
+	}
+	// Both were one-shot: a re-create fires nothing more.
+	create(t, c, 6, za, zkwire.FlagEphemeral)
+	if _, _, evs := w.call(-2, zkwire.OpPing, nil); len(evs) != 0 {
+		t.Fatalf("events after the one-shot watches fired: %+v", evs)
+	}
+}
