@@ -13,6 +13,8 @@
 //     a range; packets given different delays arrive out of order.
 //   - SetDuplicate delivers some packets twice.
 //   - Partition, Isolate and Heal cut and restore links both ways.
+//   - Hang and Resume stop a node as SIGSTOP would: streams to it still
+//     open (a kernel accepts them) but nothing it receives is answered.
 //
 // Each Transport counts what it sent, received, lost and duplicated (see
 // [Stats]), so tests can measure bandwidth and check that faults happened.

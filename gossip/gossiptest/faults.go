@@ -17,6 +17,7 @@ type faults struct {
 	delayMax time.Duration
 	cut      map[link]bool // holds both directions of every cut pair
 	isolated map[string]bool
+	hung     map[string]bool // see Hang
 }
 
 func newFaults() faults {
@@ -24,6 +25,7 @@ func newFaults() faults {
 		linkLoss: make(map[link]float64),
 		cut:      make(map[link]bool),
 		isolated: make(map[string]bool),
+		hung:     make(map[string]bool),
 	}
 }
 
@@ -132,7 +134,7 @@ func (n *Network) packetFate(from, to string) []time.Duration {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	f := &n.faults
-	if n.blockedLocked(from, to) || n.chanceLocked(f.loss) || n.chanceLocked(f.linkLoss[link{from, to}]) {
+	if n.blockedLocked(from, to) || n.hungLocked(from) || n.hungLocked(to) || n.chanceLocked(f.loss) || n.chanceLocked(f.linkLoss[link{from, to}]) {
 		return nil
 	}
 	delays := []time.Duration{n.delayLocked()}

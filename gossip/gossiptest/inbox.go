@@ -105,10 +105,10 @@ func (t *Transport) deliverLoop() {
 	}
 }
 
-// deliver hands one packet to memberlist, unless its link was cut while it
-// was in flight. It returns false once the transport is shutting down.
+// deliver hands one packet to memberlist, unless its link was cut, or an
+// end hung, while it was in flight. It returns false once the transport is shutting down.
 func (t *Transport) deliver(d delivery) bool {
-	if t.net.blocked(d.from.name, t.name) {
+	if t.net.blocked(d.from.name, t.name) || t.net.hung(t.name) || t.net.hung(d.from.name) {
 		d.from.stats.packetsDropped.Add(1)
 		return true
 	}

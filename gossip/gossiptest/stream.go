@@ -45,6 +45,9 @@ func (t *Transport) dial(hostPort string, timeout time.Duration) (net.Conn, erro
 	if !ok {
 		return nil, errCut
 	}
+	if t.net.hung(t.name) {
+		return nil, errHung
+	}
 	var expired <-chan time.Time
 	if timeout > 0 {
 		deadline := time.NewTimer(timeout)
@@ -57,6 +60,13 @@ func (t *Transport) dial(hostPort string, timeout time.Duration) (net.Conn, erro
 		if err := t.await(handshake.C, expired, dest); err != nil {
 			return nil, err
 		}
+	}
+	if t.net.hung(dest.name) {
+		c, err := t.net.connectHung(t, dest)
+		if err == nil {
+			dest.stats.streamsAccepted.Add(1)
+		}
+		return c, err
 	}
 	local, remote, err := t.net.connect(t, dest)
 	if err != nil {
@@ -133,9 +143,14 @@ func (n *Network) cutStreamsLocked() []*streamConn {
 func (n *Network) forgetStreamsOf(t *Transport) []*streamConn {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	return n.forgetStreamsOfLocked(func(c *streamConn) bool { return c.owner == t || c.peer == t })
+}
+
+// forgetStreamsOfLocked unregisters and returns the streams that match.
+func (n *Network) forgetStreamsOfLocked(match func(*streamConn) bool) []*streamConn {
 	var gone []*streamConn
 	for c := range n.streams {
-		if c.owner == t || c.peer == t {
+		if match(c) {
 			delete(n.streams, c)
 			gone = append(gone, c)
 		}
@@ -158,6 +173,7 @@ type streamConn struct {
 	net      *Network
 	owner    *Transport // the node holding this end
 	peer     *Transport
+	hungPeer bool // a stream to a hung node (hang.go), closed by Resume
 	once     sync.Once
 }
 
