@@ -25,10 +25,12 @@
 //     departed member's records are dropped on every agent (NotifyLeave) and
 //     are never learned again from a third party until the member is back
 //     (the table's drop floor makes the check and the drop atomic). A death
-//     is confirmed before the routes go, by one TCP connection to the
-//     member: a crashed process refuses it at once, while a live member
-//     wrongly declared dead (a stale verdict passed on after a partition
-//     heals) answers and keeps its routes while it refutes (withdraw.go).
+//     is confirmed before the routes go, by the member's own answer: a
+//     crashed process refuses our TCP connection at once, a hung one (its
+//     kernel accepts the connection) leaves our pings unacked for
+//     ProbeTimeout, while a live member wrongly declared dead (a stale
+//     verdict passed on after a partition heals) acks and keeps its routes
+//     while it refutes (withdraw.go).
 //     Every anti-entropy tick sweeps the records of any origin that is not
 //     a live member, as a second line.
 //  3. Anti-entropy: every AntiEntropyInterval each agent sends one random peer

@@ -17,13 +17,19 @@ import (
 // member is dead: after a partition heals, a host that was cut off passes
 // on the verdicts it reached alone, about members the rest never lost, and
 // every agent would drop a live member's routes until it refutes (tens of
-// milliseconds, or more under load). So a death is confirmed first: one
-// TCP connection to the member (a summary, useful anyway). A crashed
-// process refuses it at once, so a crash is withdrawn as fast as before; a
-// host that is down or cut off gets ProbeTimeout to answer. A member that
-// answers keeps its routes (held) while it refutes, which memberlist makes
-// it do as soon as the verdict reaches it; if it has not refuted within
-// refuteWait, memberlist's view wins and the routes go.
+// milliseconds, or more under load). So a death is confirmed first, by the
+// member's own answer: one TCP connection to it (a summary, useful anyway)
+// and, at the same time, confirmPings of memberlist's pings, which only
+// the member of that name acks. A crashed process refuses the connection
+// at once, so a crash is withdrawn as fast as before. An accepted
+// connection proves nothing: the kernel accepts for a process stopped with
+// SIGSTOP, or too wedged to run, as well. So the member must ack a ping
+// within ProbeTimeout, the bound memberlist's own probes give a live
+// member; a hung one is withdrawn when that runs out, a host that is down
+// or cut off likewise. A member that acks keeps its routes (held) while it
+// refutes, which memberlist makes it do as soon as the verdict reaches it;
+// if it has not refuted within refuteWait, memberlist's view wins and the
+// routes go.
 //
 // Only a member we hold records of is checked: for one we hold nothing of
 // there is nothing to keep, and on an overloaded cluster, where false
@@ -34,6 +40,11 @@ import (
 // The sweeper is the second line: every anti-entropy tick, records of an
 // origin that is neither alive nor held are dropped, so whatever a race
 // left behind is served for at most one interval.
+
+// confirmPings is how many pings a death check sends at once: the member
+// answers if any is acked, so one lost packet does not withdraw a live
+// member's routes.
+const confirmPings = 2
 
 // refuteWait is how many probe intervals a member that answered our
 // confirmation may take to refute its death.
@@ -75,7 +86,6 @@ func (g *Gossip) confirmLoop() {
 }
 
 func (g *Gossip) confirmDeath(c deathCheck) {
-	answered := make(chan error, 1)
 	n := nodeAt(c.name, c.addr)
 	if n == nil {
 		g.withdrawHeld(c, "no address")
@@ -86,20 +96,44 @@ func (g *Gossip) confirmDeath(c deathCheck) {
 	if g.sentConfirm != nil {
 		g.sentConfirm(c.name)
 	}
-	// The send may outlive the wait below by up to TCPTimeout.
-	g.goLoop(func() { answered <- ml.SendReliable(n, msg) })
+	// Both may outlive the wait below: the send by up to TCPTimeout, the
+	// pings by ProbeTimeout.
+	refused := make(chan error, 1)
+	g.goLoop(func() { refused <- ml.SendReliable(n, msg) })
+	acked := make(chan error, confirmPings)
+	to := &net.UDPAddr{IP: n.Addr, Port: int(n.Port)}
+	for range confirmPings {
+		g.goLoop(func() {
+			_, err := ml.Ping(c.name, to)
+			acked <- err
+		})
+	}
 	wait := time.NewTimer(g.cfg.Memberlist.ProbeTimeout)
 	defer wait.Stop()
-	select {
-	case <-g.stop:
-		return
-	case <-wait.C:
-		g.withdrawHeld(c, "no answer")
-		return
-	case err := <-answered:
-		if err != nil {
-			g.withdrawHeld(c, "refused")
+	pending := confirmPings
+confirming:
+	for {
+		select {
+		case <-g.stop:
 			return
+		case <-wait.C:
+			g.withdrawHeld(c, "no answer")
+			return
+		case err := <-refused:
+			if err != nil {
+				g.withdrawHeld(c, "refused")
+				return
+			}
+			// Accepted, which proves nothing: the kernel accepts for a
+			// stopped process too.
+		case err := <-acked:
+			if err == nil {
+				break confirming
+			}
+			if pending--; pending == 0 {
+				g.withdrawHeld(c, "no answer")
+				return
+			}
 		}
 	}
 	g.m.IncrCounter([]string{"gossip", "deaths", "contradicted"}, 1)
