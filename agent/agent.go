@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/gossip"
@@ -29,8 +30,8 @@ type Agent struct {
 	log    *slog.Logger
 	table  *routes.Table
 	ttl    *ttls
-	leases *leaseStore // doors' holds on our records, kept across restarts
-	regMu  sync.Mutex  // serialises read-modify-write of our own records
+	leases *lease.Store // doors' holds on our records, kept across restarts
+	regMu  sync.Mutex   // serialises read-modify-write of our own records
 	// globalWatches makes every blocking query wait on the table's global
 	// index, as before per-view indexes: benchmarks compare the two.
 	globalWatches atomic.Bool
@@ -99,8 +100,8 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
 	a.loadRules()
 	a.ttl = newTTLs()
-	a.leases = newLeaseStore(a.cfg.DataDir)
-	restored := a.restoreLeases()
+	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
+	restored := a.leases.Restore()
 	a.restoreHTTPLeases()
 	if err := a.startMetrics(); err != nil {
 		return err
@@ -143,7 +144,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	if a.cfg.DataDir != "" {
 		a.goLoop(a.saveMembersLoop)
-		a.goLoop(a.saveLeasesLoop)
+		a.goLoop(func() { a.leases.SaveLoop(a.ctx) })
 	}
 	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
 	return nil

@@ -1,6 +1,9 @@
 package agent
 
-import "github.com/namecast/namecast/routes"
+import (
+	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/routes"
+)
 
 // TTLCount is the number of registrations with a pending TTL deadline, for
 // tests outside the package that check it stays bounded.
@@ -12,14 +15,4 @@ func TTLCount(a *Agent) int {
 
 // SavedLeases reads what a restart with data dir dir would restore: the
 // records of every saved lease, by lease id.
-func SavedLeases(dir string) (map[string][]routes.Record, error) {
-	saved, _, _, _, err := readSavedLeases(dir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]routes.Record{}
-	for _, sl := range saved {
-		out[sl.ID] = sl.Records
-	}
-	return out, nil
-}
+func SavedLeases(dir string) (map[string][]routes.Record, error) { return lease.SavedRecords(dir) }

@@ -6,7 +6,8 @@
 // # Restarts without a gap
 //
 // An agent started with a data dir saves its leases, with the records each
-// one covers, whenever they change. Started again (systemctl restart, or a
+// one covers, whenever they change (Store; log.go says how they are
+// written). Started again (systemctl restart, or a
 // supervisor after kill -9), it republishes the records of every lease
 // whose deadline has not passed, under its new incarnation, before it
 // serves anything; peers replace the old incarnation's records with the new

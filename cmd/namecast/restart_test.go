@@ -391,7 +391,7 @@ func TestRestartKeepsRoutesOnOtherAgents(t *testing.T) {
 	// Both registrations are in the data dir before the first restart
 	// (each is saved before its answer: agent TestAcknowledgedRegistrationIsDurable).
 	waitUntil(t, 10*time.Second, func() error {
-		// leases.json, or the log of changes since (agent/leaselog.go).
+		// leases.json, or the log of changes since (agent/lease/log.go).
 		snap, err := os.ReadFile(a.dataDir + "/leases.json")
 		if os.IsNotExist(err) {
 			err = nil

@@ -57,7 +57,7 @@ func TestKilledAgentRejoinsFromDataDir(t *testing.T) {
 	}
 	// The registration h2 restored from its data dir reaches everyone. It
 	// was made just before the kill: its answer came only once it was in
-	// the data dir (agent/leases.go; before, it reached the file 100 ms
+	// the data dir (agent/lease/store.go; before, it reached the file 100 ms
 	// later and a kill in between lost it, about one run in two).
 	waitTopics(t, 10*time.Second, as, topicsOf(as, "before")...)
 	if err := victim.registerBroker(10912, topicOf(victim, "after")); err != nil {

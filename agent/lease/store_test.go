@@ -1,7 +1,6 @@
-package agent
+package lease
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,19 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
-// leaseAgent is the part of an agent the lease store uses: a table and a
-// data dir, restored as a start would.
-func leaseAgent(t *testing.T, dir string) *Agent {
+// testAgent is the part of an agent the lease store uses: a table, and
+// the store on a data dir, restored as a start would.
+type testAgent struct {
+	table  *routes.Table
+	leases *Store
+}
+
+func leaseAgent(t *testing.T, dir string) *testAgent {
 	t.Helper()
-	a := &Agent{log: slog.New(slog.NewTextHandler(io.Discard, nil)), table: routes.NewTable("self", uint64(time.Now().UnixNano()))}
-	a.cfg.NodeName = "self"
-	a.ctx = context.Background()
-	a.leases = newLeaseStore(dir)
-	a.restoreLeases()
+	table := routes.NewTable("self", uint64(time.Now().UnixNano()))
+	a := &testAgent{table: table, leases: NewStore(dir, table, slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	a.leases.Restore()
 	t.Cleanup(func() {
 		if l := a.leases.log; l != nil {
 			l.close()
@@ -35,14 +36,14 @@ func leaseAgent(t *testing.T, dir string) *Agent {
 
 // putBroker applies broker name's record and holds it under a lease, as a
 // door does.
-func putBroker(a *Agent, name, addr string, deadline time.Time) {
+func putBroker(a *testAgent, name, addr string, deadline time.Time) {
 	r := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: name, ID: 0, Addr: addr}}
 	a.table.ApplyLocal([]routes.Record{r}, nil)
-	a.PutLease(lease.Lease{Door: "test", ID: name, Keys: []string{r.Key()}, Deadline: deadline})
+	a.leases.PutLease(Lease{Door: "test", ID: name, Keys: []string{r.Key()}, Deadline: deadline})
 }
 
-func dropBroker(a *Agent, name string) {
-	a.DropLease("test", name)
+func dropBroker(a *testAgent, name string) {
+	a.leases.DropLease("test", name)
 	a.table.ApplyLocal(nil, []string{routes.Record{Broker: &routes.Broker{Name: name}}.Key()})
 }
 
@@ -97,7 +98,7 @@ func TestLeaseLogSkipsUnchangedRecords(t *testing.T) {
 	size := a.leases.log.size
 	putBroker(a, "b", "10.0.0.2:1", time.Time{}) // moves our seq
 	grown := a.leases.log.size
-	a.PutLease(lease.Lease{Door: "test", ID: "a", Keys: []string{"broker/a/0"}})
+	a.leases.PutLease(Lease{Door: "test", ID: "a", Keys: []string{"broker/a/0"}})
 	if a.leases.log.size != grown || grown == size {
 		t.Fatalf("log %d -> %d -> %d bytes: an unchanged lease was written again", size, grown, a.leases.log.size)
 	}
@@ -140,7 +141,7 @@ func TestLeaseLogSkipsEntriesInTheSnapshot(t *testing.T) {
 		t.Fatalf("log: %d bytes, %v", len(old), err)
 	}
 	a.leases.saveMu.Lock()
-	a.compactLeases()
+	a.leases.compactLeases()
 	a.leases.saveMu.Unlock()
 	if err := os.WriteFile(path, old, 0o600); err != nil { // the truncate never happened
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestLeasesFromAnotherBootAreNotRestored(t *testing.T) {
 	a := leaseAgent(t, dir)
 	putBroker(a, "session", "10.0.0.1:1", time.Now().Add(time.Hour))
 	putBroker(a, "static", "10.0.0.2:1", time.Time{})
-	a.freezeLeases(false)
+	a.leases.Freeze(false)
 	path := filepath.Join(dir, leasesFile)
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -1,4 +1,4 @@
-package agent
+package lease
 
 import (
 	"bufio"
@@ -9,9 +9,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
-
-	"github.com/namecast/namecast/agent/lease"
 )
 
 // The leases are kept in two files: leases.json, every lease with its
@@ -49,9 +48,9 @@ type leaseRef struct {
 }
 
 // leaseBody is a lease with its records, as written; records are encoded
-// once, also to tell whether they changed (leaseStore.saved).
+// once, also to tell whether they changed (Store.saved).
 type leaseBody struct {
-	lease.Lease
+	Lease
 	Records json.RawMessage `json:"records"`
 }
 
@@ -162,6 +161,25 @@ func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, se
 			entries = append(entries, e)
 		}
 	}
+}
+
+// replaceFile writes then renames, so the process's crash leaves the old
+// file or the new one; unsynced (see above), so a host crash may leave
+// either, or an empty file.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // bootID names this boot of the host ("" where the kernel does not say):

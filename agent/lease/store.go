@@ -1,0 +1,478 @@
+package lease
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// leasesFile keeps the leases and their records across restarts (the
+// package comment explains the mechanism; log.go how they are written).
+const leasesFile = "leases.json"
+
+const (
+	// leaseSaveDelay coalesces bursts of lazy changes into one write.
+	leaseSaveDelay = 100 * time.Millisecond
+	// leaseSlack is how stale a saved deadline may get before a refresh
+	// alone causes a write: brokers heartbeat every second.
+	leaseSlack = 5 * time.Second
+	// minCompact is the log size below which it is never folded into
+	// the snapshot.
+	minCompact = 1 << 20
+)
+
+// savedLease is a lease with its records, as restoreLeases reads them.
+type savedLease struct {
+	Lease
+	Records []routes.Record `json:"records"`
+}
+
+// leaseFileBody is leases.json: every lease as of log entry Seq, saved
+// during boot Boot of the host.
+type leaseFileBody struct {
+	Boot   string      `json:"boot,omitempty"`
+	Seq    uint64      `json:"seq,omitempty"`
+	Leases []leaseBody `json:"leases"`
+}
+
+type leaseFileRead struct {
+	Boot   string       `json:"boot,omitempty"`
+	Seq    uint64       `json:"seq,omitempty"`
+	Leases []savedLease `json:"leases"`
+}
+
+// savedState is what the files hold of one lease: its deadline, and a
+// hash of its records as of our origin's seq.
+type savedState struct {
+	deadline time.Time
+	seq      uint64
+	hash     uint64
+}
+
+// Store is an agent's lease table and its persistence; it is the Holder
+// the agent hands its doors. Without a data dir it only keeps the table
+// (nothing survives a restart anyway).
+type Store struct {
+	table  *routes.Table // the agent's; a lease's records are its local ones
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	dir      string // "" without a data dir
+	m        map[string]Lease
+	saved    map[string]savedState // by lease key: what the files hold
+	lazy     map[string]bool       // leases whose deadline or state waits for the saver
+	restored map[string][]Lease
+	claimed  map[string]bool
+	frozen   bool // shutting down: the files stay as they are
+	dirty    chan struct{}
+
+	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
+	log      *leaseLog  // nil until restoreLeases opened it
+	snapSize int64      // leases.json's size when last written
+}
+
+func leaseKey(door, id string) string { return door + "\x00" + id }
+
+// NewStore makes the lease store of the agent whose table is table, saving
+// to dataDir ("": saving nothing). Restore reads what it saved before.
+func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
+	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, saved: map[string]savedState{}, lazy: map[string]bool{},
+		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1)}
+}
+
+// PutLease records or refreshes a lease (step 1 of the package comment). A new
+// lease, one covering other keys, or one whose records changed since it
+// was saved is written before PutLease returns, so that what the door
+// then acknowledges survives the agent's crash (kill -9 right after a
+// registration's answer restores it): the door calls it after applying
+// the records. A refresh of the deadline or state alone is saved lazily.
+func (ls *Store) PutLease(l Lease) {
+	k := leaseKey(l.Door, l.ID)
+	ls.mu.Lock()
+	old, had := ls.m[k]
+	ls.m[k] = l
+	if ls.dir == "" || ls.frozen {
+		ls.mu.Unlock()
+		return
+	}
+	sv, inFile := ls.saved[k]
+	ls.mu.Unlock()
+	cover := !inFile || !had || !old.SameCover(l)
+	if cover || ls.localSeq() > sv.seq {
+		// New, other keys, or some record of ours changed since the
+		// lease was written, maybe one of its own: written now unless
+		// its records turn out the same.
+		if ls.writeLease(k, cover) {
+			return
+		}
+		ls.mu.Lock()
+		sv = ls.saved[k]
+		ls.mu.Unlock()
+	}
+	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < leaseSlack {
+		return
+	}
+	ls.mu.Lock()
+	ls.lazy[k] = true
+	ls.mu.Unlock()
+	select {
+	case ls.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// DropLease forgets a lease; when the files hold it, its removal is
+// written before DropLease returns (step 2 of the package comment).
+func (ls *Store) DropLease(door, id string) {
+	k := leaseKey(door, id)
+	ls.mu.Lock()
+	delete(ls.m, k)
+	delete(ls.lazy, k)
+	_, inFile := ls.saved[k]
+	frozen := ls.frozen
+	ls.mu.Unlock()
+	if !inFile || frozen {
+		return
+	}
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	_, back := ls.m[k] // put again meanwhile: its own write says so
+	if back || ls.frozen || ls.log == nil {
+		ls.mu.Unlock()
+		return
+	}
+	delete(ls.saved, k)
+	ls.mu.Unlock()
+	ls.appendLeaseEntry(logEntry{Drop: &leaseRef{Door: door, ID: id}})
+}
+
+// writeLease appends lease k with its records as they are now. Unless
+// force, it writes nothing when the records hash as they did when last
+// written, and reports whether it wrote.
+func (ls *Store) writeLease(k string, force bool) bool {
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	l, ok := ls.m[k]
+	sv, inFile := ls.saved[k]
+	stop := !ok || ls.frozen || ls.log == nil
+	ls.mu.Unlock()
+	if stop {
+		return true
+	}
+	// Read before the records, so what is written is at least this seq's.
+	seq := ls.localSeq()
+	recs, err := json.Marshal(l.Records(ls.table))
+	if err != nil {
+		ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
+		return true
+	}
+	h := hashBytes(recs)
+	if !force && inFile && h == sv.hash {
+		ls.mu.Lock()
+		if _, still := ls.saved[k]; still {
+			ls.saved[k] = savedState{deadline: sv.deadline, seq: seq, hash: h}
+		}
+		ls.mu.Unlock()
+		return false
+	}
+	body, err := json.Marshal(leaseBody{Lease: l, Records: recs})
+	if err == nil && ls.appendLeaseEntry(logEntry{Put: body}) {
+		ls.mu.Lock()
+		ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
+		delete(ls.lazy, k)
+		ls.mu.Unlock()
+	}
+	return true
+}
+
+// appendLeaseEntry appends e, folding the log into a new snapshot when
+// it has outgrown it. saveMu held.
+func (ls *Store) appendLeaseEntry(e logEntry) bool {
+	if err := ls.log.append(e); err != nil {
+		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", ls.log.f.Name(), "err", err)
+		return false
+	}
+	if ls.log.size > max(minCompact, 2*ls.snapSize) {
+		ls.compactLeases()
+	}
+	return true
+}
+
+// compactLeases writes every lease with its records to leases.json, then
+// empties the log. A crash between the two leaves log entries the
+// snapshot already holds; their seq makes the next replay skip them.
+// saveMu held.
+func (ls *Store) compactLeases() {
+	ls.mu.Lock()
+	keys := make([]string, 0, len(ls.m))
+	leases := make([]Lease, 0, len(ls.m))
+	for k, l := range ls.m {
+		keys = append(keys, k)
+		leases = append(leases, l)
+	}
+	ls.mu.Unlock()
+	seq := ls.localSeq()
+	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, len(leases))}
+	saved := make(map[string]savedState, len(leases))
+	for i, l := range leases {
+		recs, err := json.Marshal(l.Records(ls.table))
+		if err != nil {
+			ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
+			continue
+		}
+		body.Leases[i] = leaseBody{Lease: l, Records: recs}
+		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: hashBytes(recs)}
+	}
+	path := filepath.Join(ls.dir, leasesFile)
+	b, err := json.Marshal(body)
+	if err == nil {
+		err = replaceFile(path, b)
+	}
+	if err == nil {
+		err = ls.log.reset()
+	}
+	if err != nil {
+		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", path, "err", err)
+		return
+	}
+	ls.mu.Lock()
+	ls.saved = saved
+	ls.lazy = map[string]bool{}
+	ls.snapSize = int64(len(b))
+	ls.mu.Unlock()
+}
+
+func hashBytes(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// localSeq is our origin's seq in the table: it advances with every change
+// of our own records.
+func (ls *Store) localSeq() uint64 {
+	e, _ := ls.table.Entry(ls.table.Local())
+	return e.Seq
+}
+
+// RestoredLeases hands a door the leases restored at start (step 3 of the
+// package comment). A second call returns nothing.
+func (ls *Store) RestoredLeases(door string) []Lease {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.claimed[door] = true
+	out := ls.restored[door]
+	delete(ls.restored, door)
+	return out
+}
+
+// readSavedLeases folds leases.json and the log after it into the leases
+// they hold, in the order they were written. good and seq are where the
+// log's intact part ends.
+func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, err error) {
+	var body leaseFileRead
+	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &body); err != nil {
+			return nil, "", 0, 0, fmt.Errorf("%s: %w", leasesFile, err)
+		}
+	case !os.IsNotExist(err):
+		return nil, "", 0, 0, err
+	}
+	entries, good, seq, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	byKey := map[string]int{}
+	for i, sl := range body.Leases {
+		byKey[leaseKey(sl.Door, sl.ID)] = i
+	}
+	leases = body.Leases
+	for _, e := range entries {
+		switch {
+		case e.Put != nil:
+			var sl savedLease
+			if err := json.Unmarshal(e.Put, &sl); err != nil {
+				return nil, "", 0, 0, fmt.Errorf("%s entry %d: %w", leaseLogFile, e.Seq, err)
+			}
+			k := leaseKey(sl.Door, sl.ID)
+			if i, ok := byKey[k]; ok {
+				leases[i] = sl
+			} else {
+				byKey[k] = len(leases)
+				leases = append(leases, sl)
+			}
+		case e.Drop != nil:
+			if i, ok := byKey[leaseKey(e.Drop.Door, e.Drop.ID)]; ok {
+				leases[i].Door = "" // dropped; skipped below
+			}
+		}
+	}
+	out := leases[:0]
+	for _, sl := range leases {
+		if sl.Door != "" {
+			out = append(out, sl)
+		}
+	}
+	return out, body.Boot, good, seq, nil
+}
+
+// Restore republishes, at start and before anything is served, the
+// records of every saved lease that has not expired, under the new
+// incarnation, then writes them as a new snapshot. It returns the delta
+// to publish once gossip runs.
+func (ls *Store) Restore() routes.Delta {
+	if ls.dir == "" {
+		return routes.Delta{}
+	}
+	saved, boot, good, seq, err := readSavedLeases(ls.dir)
+	if err != nil {
+		ls.logger.Warn("saved leases are unreadable; setting them aside", "dir", ls.dir, "err", err)
+		for _, f := range []string{leasesFile, leaseLogFile} {
+			_ = os.Rename(filepath.Join(ls.dir, f), filepath.Join(ls.dir, f+".corrupt"))
+		}
+		saved, good, seq = nil, 0, 0
+	}
+	logPath := filepath.Join(ls.dir, leaseLogFile)
+	if st, err := os.Stat(logPath); err == nil && st.Size() > good {
+		ls.logger.Warn("the lease log ends in an unreadable entry (the agent died while writing it, or the file was damaged); restoring what is before it",
+			"path", logPath, "ignored_bytes", st.Size()-good)
+	}
+	log, err := openLeaseLog(logPath, good, seq)
+	if err != nil {
+		ls.logger.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
+		return routes.Delta{}
+	}
+	rebooted := boot != "" && boot != bootID()
+	now := time.Now()
+	var puts []routes.Record
+	kept, expired, gone := 0, 0, 0
+	ls.mu.Lock()
+	for _, sl := range saved {
+		switch {
+		case sl.Expired(now):
+			expired++
+			continue
+		case rebooted && !sl.Deadline.IsZero():
+			gone++
+			continue
+		}
+		kept++
+		for _, r := range sl.Records {
+			if k := r.Key(); k != "" && sl.Covers(k) {
+				puts = append(puts, r)
+			}
+		}
+		ls.m[leaseKey(sl.Door, sl.ID)] = sl.Lease
+		ls.restored[sl.Door] = append(ls.restored[sl.Door], sl.Lease)
+	}
+	ls.mu.Unlock()
+	if gone > 0 {
+		ls.logger.Warn("the host restarted since the registrations were saved: the clients that held them are gone, so they are not restored",
+			"leases", gone)
+	}
+	d, _ := ls.table.ApplyLocal(puts, nil)
+	ls.saveMu.Lock()
+	ls.log = log
+	ls.compactLeases()
+	ls.saveMu.Unlock()
+	ls.logger.Info("restored registrations from the data dir", "leases", kept, "expired", expired, "records", len(d.Ops))
+	return d
+}
+
+// Unclaimed hands over, once, the restored leases no door took back (the
+// door is off after the restart): the agent withdraws their records,
+// dropping each lease first.
+func (ls *Store) Unclaimed() []Lease {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	var orphans []Lease
+	for door, ls2 := range ls.restored {
+		if !ls.claimed[door] {
+			orphans = append(orphans, ls2...)
+		}
+	}
+	ls.restored = map[string][]Lease{}
+	return orphans
+}
+
+// SaveLoop writes the leases whose deadline or state changed, coalescing
+// bursts, until ctx is done. Only a store with a data dir needs it.
+func (ls *Store) SaveLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ls.dirty:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(leaseSaveDelay):
+		}
+		ls.saveLazyLeases()
+	}
+}
+
+func (ls *Store) saveLazyLeases() {
+	ls.mu.Lock()
+	keys := make([]string, 0, len(ls.lazy))
+	for k := range ls.lazy {
+		keys = append(keys, k)
+	}
+	ls.mu.Unlock()
+	for _, k := range keys {
+		ls.writeLease(k, true)
+	}
+}
+
+// Freeze writes a last snapshot and stops saving: what the doors do while
+// the agent shuts down (closing connections) must not reach the files.
+// forget empties them instead: the agent is leaving for good.
+func (ls *Store) Freeze(forget bool) {
+	if ls == nil || ls.dir == "" {
+		return
+	}
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	ls.mu.Lock()
+	if forget {
+		ls.m = map[string]Lease{}
+	}
+	frozen := ls.frozen
+	ls.frozen = true
+	ls.mu.Unlock()
+	if frozen || ls.log == nil {
+		return
+	}
+	ls.compactLeases()
+	if err := ls.log.close(); err != nil {
+		ls.logger.Error("closing the lease log", "err", err)
+	}
+}
+
+// SavedRecords reads what a restart with data dir dir would restore: the
+// records of every saved lease, by lease id (for tests outside the
+// package that check what reached the disk).
+func SavedRecords(dir string) (map[string][]routes.Record, error) {
+	saved, _, _, _, err := readSavedLeases(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]routes.Record{}
+	for _, sl := range saved {
+		out[sl.ID] = sl.Records
+	}
+	return out, nil
+}
