@@ -12,12 +12,25 @@
 //   - A Dubbo URL leaf, /dubbo/{URL.encode(interface)}/{category}/{URL.encode(url)},
 //     is the URL record routes.URLKey(interface, category, url): a provider
 //     registered over ZooKeeper is listed by GET /v1/services and the Go
-//     client, and one registered over HTTP is a child znode here. Its name
-//     is the canonical URL (parameters sorted), so a client's spelling
-//     resolves to the one node. Its data is not kept (Dubbo writes the
-//     registrant's IP and never reads it); setData on it is refused.
+//     client, and one registered over HTTP is a child znode here. The
+//     record is keyed by the canonical URL (parameters sorted) and keeps
+//     what the client wrote: the name as spelled (listed by getChildren on
+//     every agent), the data and the owning session (routes.URL's Path,
+//     Data, Owner). Any spelling of the same URL reaches the one node, so
+//     a create under a second spelling answers NODEEXISTS; setData on it
+//     is refused (Dubbo never sends one; the record keeps no version).
 //   - Every other path is a routes.Znode record carrying data, version,
 //     ctime, mtime and the ephemeral owner.
+//   - Two agents may both accept a create of one ephemeral path, when each
+//     has not yet seen the other's (no consensus refuses the second). Each
+//     record carries the table's Lamport stamp (routes.Table.Stamp), and
+//     every agent shows the same one (pick): a rule first, then the later
+//     stamp, then the higher owner session id, then the agent name; never
+//     a wall clock, never "this agent's own". Where the shown node changes
+//     owner or name, watchers see what a ZooKeeper client sees when a node
+//     is deleted and another session creates it: NodeDeleted, NodeCreated,
+//     the parent's NodeChildrenChanged. The losing record stays with its
+//     session, hidden, and is shown again if the winner's goes first.
 //   - Ephemeral znodes are this agent's records: withdrawn everywhere when
 //     their session ends or the agent dies or leaves. Persistent (and
 //     container) znodes, including dynamic=false URLs, config-center,

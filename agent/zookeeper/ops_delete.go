@@ -148,14 +148,14 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	var owner *session
 	if n.explicit && !n.persisted && !isSetPath(p) {
 		ephemeral = true
-		ours = len(held) > 0 && pick(held, s.local).Origin == s.local
+		ours = len(held) > 0 && pick(held).Origin == s.local
 		owner = s.sessions[n.owner]
 	}
 	if !ours {
 		s.log.Warn("setData refused: the znode is an ephemeral node of another agent's session", "path", r.Path, "remote", c.remote)
 		return fail(zkwire.ErrBadArguments)
 	}
-	rec := s.recordFor(p, r.Data, n.version+1, n.ctime, ephemeral, owner)
+	rec := s.recordFor(p, p, r.Data, n.version+1, n.ctime, ephemeral, owner)
 	if ephemeral && owner == nil {
 		rec.Znode.Owner = n.owner
 	}

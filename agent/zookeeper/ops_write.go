@@ -57,7 +57,7 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 	if ephemeral && c.sess == nil {
 		return fail(zkwire.ErrSessionExpired)
 	}
-	rec := s.recordFor(p, r.Data, 0, 0, ephemeral, c.sess)
+	rec := s.recordFor(p, r.Path, r.Data, 0, 0, ephemeral, c.sess)
 	key := rec.Key()
 	if h := s.hidden[key]; h != nil && ephemeral {
 		// Re-created while its delete was held: the other agents never
@@ -94,10 +94,21 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 	return zkwire.ErrOK
 }
 
-// recordFor builds the record of a znode at tree path p: the URL record
-// for a Dubbo URL leaf (whose data is not kept), else a Znode. s.mu held.
-func (s *Server) recordFor(p string, data []byte, version int32, ctime int64, ephemeral bool, ss *session) routes.Record {
+// recordFor builds the record of a znode at tree path p, which the client
+// spelled as written: the URL record for a Dubbo URL leaf (keeping the
+// spelling and data), else a Znode. Both carry a new Lamport stamp, which
+// orders them against another agent's record of the same path (pick).
+// s.mu held.
+func (s *Server) recordFor(p, written string, data []byte, version int32, ctime int64, ephemeral bool, ss *session) routes.Record {
+	stamp := s.table.Stamp()
 	if u, _, ok := urlOfPath(p); ok {
+		if written != p {
+			u.Path = written
+		}
+		u.Data, u.Stamp = string(data), stamp
+		if ephemeral && ss != nil {
+			u.Owner = ss.id
+		}
 		return routes.Record{URL: &u}
 	}
 	now := time.Now().UnixMilli()
@@ -106,7 +117,7 @@ func (s *Server) recordFor(p string, data []byte, version int32, ctime int64, ep
 	}
 	// Copied: data aliases the connection's frame buffer. nil (Java's
 	// null) stays apart from empty.
-	z := &routes.Znode{Path: p, Data: append(make([]byte, 0, len(data)), data...), Version: version, Ctime: ctime, Mtime: now}
+	z := &routes.Znode{Path: p, Data: append(make([]byte, 0, len(data)), data...), Version: version, Ctime: ctime, Mtime: now, Stamp: stamp}
 	if data == nil {
 		z.Data = nil
 	}

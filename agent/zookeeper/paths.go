@@ -72,13 +72,16 @@ func canonical(p string) string {
 	return p
 }
 
-// canon is canonical(p) without parsing when p already names a node of
-// the tree: tree paths are canonical, and a client reading a node it
-// listed spells it so. Parsing a provider URL costs more than the rest of
-// a read. s.mu held.
+// canon is the tree path of client path p, without parsing when p names
+// a node of the tree or the path a node is listed under (a client reads
+// what it listed). Parsing a provider URL costs more than the rest of a
+// read. s.mu held.
 func (s *Server) canon(p string) string {
 	if s.tree.nodes[p] != nil {
 		return p
+	}
+	if tp, ok := s.tree.alias[p]; ok {
+		return tp
 	}
 	return canonical(p)
 }

@@ -25,7 +25,7 @@ func (s *Server) resolve(p string) content {
 	if isSetPath(p) && len(held) > 1 {
 		return mergeSet(held)
 	}
-	h := pick(held, s.local)
+	h := pick(held)
 	z := h.Rec.Znode
 	return content{explicit: true, data: z.Data, version: z.Version, ctime: z.Ctime, mtime: z.Mtime,
 		owner: z.Owner, persisted: h.Origin == routes.RulesOrigin}
@@ -36,15 +36,17 @@ func (s *Server) resolveURL(key string) content {
 	if len(held) == 0 {
 		return content{}
 	}
-	c := content{explicit: true, url: true, data: []byte{}}
-	h := pick(held, s.local)
+	h := pick(held)
+	u := h.Rec.URL
+	c := content{explicit: true, url: true, data: []byte(u.Data), owner: u.Owner, shown: u.Path}
 	switch {
 	case h.Origin == routes.RulesOrigin:
-		c.persisted = true
+		c.persisted, c.owner = true, 0
+	case c.owner != 0:
 	case h.Origin == s.local && s.owners[key] != 0:
-		c.owner = s.owners[key]
+		c.owner = s.owners[key] // written before URL records carried their owner
 	default:
-		c.owner = originOwner(h.Origin)
+		c.owner = originOwner(h.Origin) // registered over HTTP: no session
 	}
 	return c
 }
@@ -63,24 +65,47 @@ func (s *Server) visible(key string, held []routes.Held) []routes.Held {
 	return out
 }
 
-// pick chooses the record a path shows when several hold it: the rule,
-// then our own, then the first origin by name, so every agent that holds
-// the same records shows the same one.
-func pick(held []routes.Held, local string) routes.Held {
-	rank := func(h routes.Held) int {
-		switch h.Origin {
-		case routes.RulesOrigin:
-			return 0
-		case local:
-			return 1
+// pick chooses the record a path shows when several hold it, the same on
+// every agent that holds the same records: the rule (a persistent node),
+// else the latest write by the table's Lamport stamps (two sessions on two
+// agents that created one ephemeral path before either saw the other's:
+// the one stamped later was written by an agent that had seen more), then
+// the higher owner session id, then the origin name, so that equal stamps
+// (records of older agents, URLs registered over HTTP) still order alike
+// everywhere. Wall clocks play no part, and no agent prefers its own.
+func pick(held []routes.Held) routes.Held {
+	best := held[0]
+	for _, h := range held[1:] {
+		if outranks(h, best) {
+			best = h
 		}
-		return 2
 	}
-	sort.Slice(held, func(i, j int) bool {
-		ri, rj := rank(held[i]), rank(held[j])
-		return ri < rj || ri == rj && held[i].Origin < held[j].Origin
-	})
-	return held[0]
+	return best
+}
+
+func outranks(a, b routes.Held) bool {
+	if ar, br := a.Origin == routes.RulesOrigin, b.Origin == routes.RulesOrigin; ar != br {
+		return ar
+	}
+	as, ao := stampOwner(a.Rec)
+	bs, bo := stampOwner(b.Rec)
+	switch {
+	case as != bs:
+		return as > bs
+	case ao != bo:
+		return ao > bo
+	}
+	return a.Origin < b.Origin
+}
+
+func stampOwner(r routes.Record) (uint64, int64) {
+	switch {
+	case r.URL != nil:
+		return r.URL.Stamp, r.URL.Owner
+	case r.Znode != nil:
+		return r.Znode.Stamp, r.Znode.Owner
+	}
+	return 0, 0
 }
 
 // mergeSet merges the parts of a service-name mapping: the union of their

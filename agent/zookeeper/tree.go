@@ -22,6 +22,10 @@ type content struct {
 	mtime     int64
 	owner     int64 // ephemeral owner; 0 for persistent
 	persisted bool  // held by a rule (persistent) rather than only by agents
+	// shown is the path as its writer spelled it, when that differs from
+	// the tree path (a Dubbo URL leaf whose parameters were not in
+	// canonical order): listings and recursive events carry it.
+	shown string
 }
 
 // znode is one node of this agent's view. A node is in the tree while it
@@ -29,7 +33,7 @@ type content struct {
 // implicit parent (empty data, version 0).
 type znode struct {
 	content
-	children            map[string]struct{}
+	children            map[string]string // tree name -> name listed (shown)
 	czxid, mzxid, pzxid int64
 	seen                int64 // ms when it appeared here, for records without times
 	cversion            int32
@@ -40,19 +44,22 @@ type znode struct {
 
 type tree struct {
 	nodes map[string]*znode
+	// alias maps a shown path to its tree path, for nodes listed under a
+	// name other than their tree name: a client reads what it listed.
+	alias map[string]string
 }
 
 // init adds the nodes every ZooKeeper server has: /, /zookeeper,
 // /zookeeper/quota and an empty /zookeeper/config (non-empty data there
 // would make Curator's EnsembleTracker rewrite its connect string).
 func (t *tree) init(z int64) {
-	t.nodes = map[string]*znode{}
+	t.nodes, t.alias = map[string]*znode{}, map[string]string{}
 	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &znode{content: content{explicit: true, builtin: true, persisted: true}, children: map[string]struct{}{},
+		n := &znode{content: content{explicit: true, builtin: true, persisted: true}, children: map[string]string{},
 			czxid: z, mzxid: z, pzxid: z}
 		t.nodes[p] = n
 		if p != "/" {
-			t.nodes[parentOf(p)].children[baseOf(p)] = struct{}{}
+			t.nodes[parentOf(p)].children[baseOf(p)] = baseOf(p)
 		}
 	}
 }
@@ -68,6 +75,8 @@ func (s *Server) refresh(p string) {
 	switch {
 	case c.explicit && n == nil:
 		s.addNode(p, c)
+	case c.explicit && n.explicit && (n.owner != c.owner || n.shown != c.shown):
+		s.replaceNode(p, n, c)
 	case c.explicit:
 		changed := !bytes.Equal(n.data, c.data) || n.version != c.version
 		n.content = c
@@ -77,6 +86,7 @@ func (s *Server) refresh(p string) {
 		}
 	case n != nil && n.explicit:
 		changed := len(n.data) > 0 || n.version != 0
+		s.setAlias(p, n.shown, "")
 		n.content = content{}
 		if len(n.children) == 0 {
 			s.removeNode(p)
@@ -94,23 +104,77 @@ func (s *Server) addNode(p string, c content) *znode {
 		s.addNode(parentOf(p), content{})
 	}
 	z := s.nextZxid()
-	n := &znode{content: c, children: map[string]struct{}{}, czxid: z, mzxid: z, pzxid: z, seen: time.Now().UnixMilli()}
+	n := &znode{content: c, children: map[string]string{}, czxid: z, mzxid: z, pzxid: z, seen: time.Now().UnixMilli()}
 	s.tree.nodes[p] = n
+	s.setAlias(p, "", c.shown)
 	s.fire(zkwire.EventNodeCreated, p)
 	if p != "/" {
 		parent := s.tree.nodes[parentOf(p)]
-		parent.children[baseOf(p)] = struct{}{}
+		parent.children[baseOf(p)] = n.name(p)
 		parent.pzxid, parent.cvalid = z, false
 		s.fire(zkwire.EventNodeChildrenChanged, parentOf(p))
 	}
 	return n
 }
 
+// replaceNode swaps n's content for c, another writer's node at the same
+// path: a create through another agent that won (the later by the
+// table's stamps, routes.Znode.Stamp), or the node shown again after the
+// winner's went. Watchers see what a ZooKeeper client sees when a node is
+// deleted and another session creates it again: NodeDeleted, NodeCreated,
+// and the parent's NodeChildrenChanged. s.mu held.
+func (s *Server) replaceNode(p string, n *znode, c content) {
+	s.fire(zkwire.EventNodeDeleted, p)
+	s.setAlias(p, n.shown, c.shown)
+	n.content = c
+	z := s.nextZxid()
+	n.czxid, n.mzxid, n.pzxid, n.seen = z, z, z, time.Now().UnixMilli()
+	s.fire(zkwire.EventNodeCreated, p)
+	if p == "/" {
+		return
+	}
+	parent := s.tree.nodes[parentOf(p)]
+	parent.children[baseOf(p)] = n.name(p)
+	parent.pzxid, parent.cvalid = z, false
+	s.fire(zkwire.EventNodeChildrenChanged, parentOf(p))
+}
+
+// setAlias moves p's alias from the shown path old to new ("" for none).
+// s.mu held.
+func (s *Server) setAlias(p, old, new string) {
+	if old != "" && s.tree.alias[old] == p {
+		delete(s.tree.alias, old)
+	}
+	if new != "" {
+		s.tree.alias[new] = p
+	}
+}
+
+// name is the name n is listed under in its parent at tree path p.
+func (n *znode) name(p string) string {
+	if n.shown != "" {
+		return baseOf(n.shown)
+	}
+	return baseOf(p)
+}
+
+// shownPath is the path events about tree path p carry to watchers that
+// did not name it themselves (recursive watches).
+func (s *Server) shownPath(p string) string {
+	if n := s.tree.nodes[p]; n != nil && n.shown != "" {
+		return n.shown
+	}
+	return p
+}
+
 // removeNode removes p, firing NodeDeleted, then NodeChildrenChanged for
 // its parent; an implicit parent left without children goes too.
 func (s *Server) removeNode(p string) {
+	s.fire(zkwire.EventNodeDeleted, p) // while p is in the tree: recursive watches read its shown path
+	if n := s.tree.nodes[p]; n != nil {
+		s.setAlias(p, n.shown, "")
+	}
 	delete(s.tree.nodes, p)
-	s.fire(zkwire.EventNodeDeleted, p)
 	if p == "/" {
 		return
 	}
@@ -173,7 +237,7 @@ func (n *znode) refreshChildren() {
 		return
 	}
 	n.sorted = make([]string, 0, len(n.children))
-	for c := range n.children {
+	for _, c := range n.children {
 		n.sorted = append(n.sorted, c)
 	}
 	sort.Strings(n.sorted)

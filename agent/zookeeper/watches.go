@@ -160,9 +160,10 @@ func (s *Server) fire(ev int32, p string) {
 	if ev == zkwire.EventNodeChildrenChanged || len(s.watches.m[watchRecursive]) == 0 {
 		return
 	}
+	shown := s.shownPath(p)
 	for q := p; ; q = parentOf(q) {
 		for c := range s.watches.m[watchRecursive][q] {
-			notify(c, p)
+			notify(c, shown)
 		}
 		if q == "/" {
 			return

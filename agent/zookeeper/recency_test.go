@@ -1,0 +1,157 @@
+package zookeeper
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/routes"
+)
+
+// linkedRegistry is one agent of a pair whose gossip the test carries by
+// hand: its changes wait in out until the test calls deliver.
+type linkedRegistry struct {
+	t   *routes.Table
+	mu  sync.Mutex
+	out []routes.Delta
+}
+
+func (l *linkedRegistry) Apply(puts []routes.Record, deletes []string) bool {
+	d, ok := l.t.ApplyLocal(puts, deletes)
+	l.queue(d, ok)
+	return ok
+}
+
+func (l *linkedRegistry) ApplyRules(puts []routes.Record, deletes []string) bool {
+	d, ok := l.t.ApplyRules(puts, deletes)
+	l.queue(d, ok)
+	return ok
+}
+
+func (l *linkedRegistry) queue(d routes.Delta, ok bool) {
+	if ok {
+		l.mu.Lock()
+		l.out = append(l.out, d)
+		l.mu.Unlock()
+	}
+}
+
+func (l *linkedRegistry) Table() *routes.Table { return l.t }
+func (l *linkedRegistry) Ready() bool          { return true }
+
+// deliver applies what from wrote since the last delivery to every other
+// registry, as gossip would.
+func deliver(from *linkedRegistry, to ...*linkedRegistry) {
+	from.mu.Lock()
+	out := from.out
+	from.out = nil
+	from.mu.Unlock()
+	for _, d := range out {
+		for _, r := range to {
+			r.t.Apply(d)
+		}
+	}
+}
+
+// startLinked starts one server per name over linked registries.
+func startLinked(t *testing.T, names ...string) ([]*Server, []*linkedRegistry) {
+	t.Helper()
+	var srvs []*Server
+	var regs []*linkedRegistry
+	for _, n := range names {
+		reg := &linkedRegistry{t: routes.NewTable(n, 1)}
+		s, err := NewServer(Config{Addr: "127.0.0.1:0", Registry: reg, DeleteHold: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		srvs, regs = append(srvs, s), append(regs, reg)
+	}
+	return srvs, regs
+}
+
+// getData reads p on r: error code, data and owner.
+func getData(r *raw, xid int32, p string, watch bool) (int32, string, int64) {
+	h, d, _ := r.call(xid, zkwire.OpGetData, &zkwire.PathWatch{Path: p, Watch: watch})
+	if h.Err != 0 {
+		return h.Err, "", 0
+	}
+	var got zkwire.GetDataResponse
+	got.Decode(d)
+	return 0, string(got.Data), got.Stat.EphemeralOwner
+}
+
+// Two sessions on two agents create the same ephemeral path before either
+// agent has seen the other's create: both succeed (no consensus refuses
+// the second), and once each has the other's record every agent shows the
+// one written later by the table's stamps, whatever the agents are named,
+// and the losing session's watches fire (issue 23 item 5: each agent
+// showed its own forever).
+func TestConcurrentEphemeralCreatesConvergeOnTheLater(t *testing.T) {
+	u := "dubbo://10.0.0.5:20880/demo.Api?z=1&a=2"
+	for _, tc := range []struct{ name, path string }{
+		{"znode", "/services/app/10.0.0.5:20880"},
+		{"Dubbo URL leaf", "/dubbo/demo.Api/providers/" + javaEncode(u)},
+	} {
+		// Both orders of names: the winner must not depend on them.
+		for _, names := range [][]string{{"a", "b"}, {"b", "a"}} {
+			t.Run(tc.name+"/"+names[0]+"-first", func(t *testing.T) {
+				srvs, regs := startLinked(t, names...)
+				ra, rb := dialRaw(t, srvs[0]), dialRaw(t, srvs[1])
+				sa, sb := ra.handshake(false), rb.handshake(false)
+				mkdirs(t, ra, parentOf(tc.path))
+				deliver(regs[0], regs[1])
+				srvs[1].syncDirty()
+				// Neither agent sees the other's create, so their stamps
+				// are concurrent: B's Lamport clock is moved ahead so B's
+				// create is the later one (equal stamps would fall to the
+				// owner tie-break).
+				for range 5 {
+					regs[1].t.Stamp()
+				}
+				if h, _, _ := ra.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: tc.path, Data: []byte("A"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
+					t.Fatalf("create on A: %d", h.Err)
+				}
+				if h, _, _ := rb.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: tc.path, Data: []byte("B"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
+					t.Fatalf("create on B: %d", h.Err)
+				}
+				// A's session watches its node, as a provider's would.
+				if code, _, _ := getData(ra, 2, tc.path, true); code != 0 {
+					t.Fatalf("getData on A: %d", code)
+				}
+				deliver(regs[0], regs[1])
+				deliver(regs[1], regs[0])
+				srvs[0].syncDirty()
+				srvs[1].syncDirty()
+				_, _, evs := ra.call(-2, zkwire.OpPing, nil)
+				if len(evs) != 1 || evs[0].Type != zkwire.EventNodeDeleted || evs[0].Path != tc.path {
+					t.Fatalf("the losing session's data watch saw %+v, want NodeDeleted on %s", evs, tc.path)
+				}
+				for i, r := range []*raw{ra, rb} {
+					code, data, owner := getData(r, 3, tc.path, false)
+					if code != 0 || data != "B" || owner != sb.SessionID {
+						t.Fatalf("agent %s shows err %d data %q owner %x; want B's, owner %x (A's session %x)",
+							names[i], code, data, owner, sb.SessionID, sa.SessionID)
+					}
+				}
+			})
+		}
+	}
+}
+
+// mkdirs creates p and its missing ancestors as persistent nodes.
+func mkdirs(t *testing.T, r *raw, p string) {
+	t.Helper()
+	if p == "/" {
+		return
+	}
+	mkdirs(t, r, parentOf(p))
+	h, _, _ := r.call(100, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: openACL})
+	if h.Err != 0 && h.Err != zkwire.ErrNodeExists {
+		t.Fatalf("create %s: %d", p, h.Err)
+	}
+}
