@@ -46,7 +46,8 @@
 // change. A blocking query cares only about its own answer, so each view
 // also has an index (IndexOf a Watch: a topic's route, a service's URLs in
 // one category, the topic and service lists, the cluster table, the
-// members), the global index of the last change that could alter it, and
+// members, the application list, one application's instances, the
+// applications mapped to an interface), the global index of the last change that could alter it, and
 // WaitFor wakes only when that moved. Per-view indexes are kept in hashed
 // slots (watch.go), 32 per watch key up to 2^16, so memory follows the
 // table's names; one append per changed record on the write path, and a

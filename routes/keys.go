@@ -13,6 +13,8 @@ import (
 //	url/{interface}/{category}/{url}          a Dubbo-style service URL
 //	kv/{namespace}/{key}                      a RocketMQ KV config entry (a rule)
 //	znode{path}[\x00{part}]                   a ZooKeeper node that is not a Dubbo URL
+//	                                          (Dubbo 3's instances, mappings and metadata
+//	                                          among them: the application views, apps.go)
 //	mapping/{brokerName}/{topic}              a 5.x static topic's mapping on a broker
 //
 // Components are joined verbatim: names are validated by the agent not to

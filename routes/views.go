@@ -66,13 +66,14 @@ type viewIndex struct {
 	brokers  map[string]map[*Broker]string  // broker name
 	urls     map[string]map[*URL]string     // interface
 	mappings map[string]map[*Mapping]string // topic
+	apps     appIndex                       // applications (apps.go)
 	// watch hears which views each link and unlink changes (watch.go).
 	watch *watcher
 }
 
 func newViewIndex() viewIndex {
 	return viewIndex{queues: map[string][]*entry{}, brokers: map[string]map[*Broker]string{}, urls: map[string]map[*URL]string{},
-		mappings: map[string]map[*Mapping]string{}}
+		mappings: map[string]map[*Mapping]string{}, apps: newAppIndex()}
 }
 
 func (v *viewIndex) link(e *entry) {
@@ -88,6 +89,8 @@ func (v *viewIndex) link(e *entry) {
 		addTo(v.urls, r.Interface, r, origin)
 	case *Mapping:
 		addTo(v.mappings, r.Topic, r, origin)
+	case *Znode:
+		v.linkZnode(r, origin)
 	}
 }
 
@@ -101,6 +104,8 @@ func (v *viewIndex) unlink(e *entry) {
 		removeFrom(v.urls, r.Interface, r)
 	case *Mapping:
 		removeFrom(v.mappings, r.Topic, r)
+	case *Znode:
+		v.unlinkZnode(r)
 	}
 	v.markRecord(v.watch, e)
 }

@@ -313,6 +313,8 @@ func (v *viewIndex) markRecord(w *watcher, e *entry) {
 			w.mark(serviceKey(r.Interface))
 			w.mark(WatchServices[0])
 		}
+	case *Znode:
+		v.markZnode(w, r)
 	}
 }
 
@@ -320,7 +322,7 @@ func (v *viewIndex) markRecord(w *watcher, e *entry) {
 // size the slots: a topic's route, a broker name, an interface's list and
 // its two usual categories, a topic's mappings. The table's mu must be held.
 func (v *viewIndex) keyCount() int {
-	return len(v.queues) + len(v.brokers) + 3*len(v.urls) + len(v.mappings)
+	return len(v.queues) + len(v.brokers) + 3*len(v.urls) + len(v.mappings) + len(v.apps.instances) + len(v.apps.mapped)
 }
 
 // WatchOf lists every key a change to r can mark: the views it appears in,
@@ -335,6 +337,8 @@ func WatchOf(r Record) Watch {
 		return Watch{urlsKey(r.URL.Interface, r.URL.Category), serviceKey(r.URL.Interface), WatchServices[0]}
 	case r.Mapping != nil:
 		return Watch{topicKey(r.Mapping.Topic)}
+	case r.Znode != nil:
+		return watchOfZnode(r.Znode)
 	}
 	return nil
 }
