@@ -61,6 +61,10 @@ type Gossip struct {
 	// ackSummary is our summary as last computed, which acks carry.
 	ackSummary atomic.Uint64
 	q          queries
+	// joining counts Join calls under way; duplicate is the live member
+	// of our name one of them found (duplicate.go).
+	joining   atomic.Int32
+	duplicate atomic.Pointer[DuplicateNameError]
 
 	// afterAliveCheck, if set (tests), runs between the check that an
 	// origin is alive and the apply of its ops or snapshot.
@@ -130,6 +134,7 @@ func (g *Gossip) Start() error {
 	mc.Delegate = (*delegate)(g)
 	mc.Events = (*events)(g)
 	mc.Ping = (*pings)(g)
+	mc.Merge = (*merge)(g)
 	if mc.Logger == nil && mc.LogOutput == nil {
 		mc.Logger = log.New(g.log.writer(), "", 0)
 	}
@@ -160,7 +165,12 @@ func (g *Gossip) Join(addrs []string) (int, error) {
 	if ml == nil {
 		return 0, fmt.Errorf("gossip: not started")
 	}
+	g.joining.Add(1)
 	n, err := ml.Join(addrs)
+	g.joining.Add(-1)
+	if dup := g.duplicate.Swap(nil); dup != nil {
+		return 0, dup
+	}
 	if n > 0 {
 		g.noteJoin(time.Now())
 	}

@@ -2,8 +2,10 @@ package gossip
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,13 +13,16 @@ import (
 	"github.com/namecast/namecast/routes"
 )
 
+var streamTargets atomic.Int64
+
 // streamTarget is a member on loopback whose stream limits are small and
 // counted for loopback peers too, with memberlist's own stream timeout an
-// hour, so only our bounds can end a stream.
+// hour, so only our bounds can end a stream. Each is named after the test
+// and its number: two live members of one name never merge (duplicate.go).
 func streamTarget(t *testing.T) *Gossip {
 	t.Helper()
 	cfg, _ := Profile("local")
-	cfg.Table = routes.NewTable("target", 1)
+	cfg.Table = routes.NewTable(fmt.Sprintf("target-%d", streamTargets.Add(1)), 1)
 	cfg.Memberlist.BindAddr = "127.0.0.1"
 	cfg.Memberlist.BindPort = 0
 	cfg.Memberlist.TCPTimeout = time.Hour

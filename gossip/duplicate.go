@@ -1,0 +1,79 @@
+package gossip
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// A member's name is its identity: its records, its incarnation and its
+// liveness are all keyed by it. A second agent started under a live
+// member's name must not merge. Before this check it did: both then saw
+// their own name at a higher incarnation in each other's digests and took
+// turns raising it (incarnation.go), while memberlist kept the first one's
+// address. So a join is refused, on both sides of the push/pull, when the
+// other side lists a member alive at another address than the live one we
+// know under that name (ourselves included). memberlist asks only at a join
+// (MergeDelegate), never in periodic push/pulls.
+//
+// A member that moved (restarted on another address before its old one
+// was declared dead) looks the same to its peers, so the joining side
+// refuses only when that address answers a ping under our name: a live
+// process, not a previous run's leftover. Its peers refuse its join until
+// the old address is declared dead; memberlist would not take the new
+// address before then anyway.
+
+// DuplicateNameError is a join refused because a live member already has
+// this agent's name.
+type DuplicateNameError struct {
+	Name string // the name both claim
+	Addr string // the live member's gossip address
+}
+
+func (e *DuplicateNameError) Error() string {
+	return fmt.Sprintf("a live member named %q already runs at %s: give this agent another name (--node), or stop that one first", e.Name, e.Addr)
+}
+
+// merge is Gossip's memberlist.MergeDelegate.
+type merge Gossip
+
+func (m *merge) NotifyMerge(peers []*memberlist.Node) error {
+	g := (*Gossip)(m)
+	ml := g.ml.Load()
+	if ml == nil {
+		return nil
+	}
+	known := map[string]string{}
+	for _, n := range ml.Members() {
+		known[n.Name] = nodeAddr(n)
+	}
+	for _, p := range peers {
+		if p.State != memberlist.StateAlive && p.State != memberlist.StateSuspect {
+			continue
+		}
+		live, ok := known[p.Name]
+		listed := nodeAddr(p)
+		if !ok || live == listed {
+			continue
+		}
+		if p.Name != g.name {
+			g.log.Warn("refused a join: it lists a member at another address than the live one of that name",
+				"member", p.Name, "live", live, "listed", listed)
+			return fmt.Errorf("member %q is alive at %s, not %s", p.Name, live, listed)
+		}
+		// Our own name elsewhere: the live agent we are joining beside,
+		// or one joining us under our name, unless nothing answers there.
+		if _, err := ml.Ping(p.Name, &net.UDPAddr{IP: p.Addr, Port: int(p.Port)}); err != nil {
+			continue
+		}
+		dup := &DuplicateNameError{Name: p.Name, Addr: listed}
+		if g.joining.Load() > 0 {
+			g.duplicate.Store(dup)
+		} else {
+			g.log.Warn("refused a join by another agent under this agent's name", "name", g.name, "from", listed)
+		}
+		return dup
+	}
+	return nil
+}
