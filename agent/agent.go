@@ -107,7 +107,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if a.httpLn, err = net.Listen("tcp", a.cfg.HTTPAddr); err != nil {
-		return fmt.Errorf("HTTP API on %s: %w", a.cfg.HTTPAddr, err)
+		return fmt.Errorf("HTTP API port %s: %w (another agent may hold it; pick another with --http HOST:PORT)", a.cfg.HTTPAddr, err)
 	}
 	if err := a.startGossip(); err != nil {
 		return err
@@ -129,7 +129,11 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	a.goLoop(a.expireLoop)
 	a.goLoop(a.rulesLoop)
 	if len(a.cfg.Join) > 0 {
-		n, err := a.gossip.Join(a.cfg.Join)
+		n, err := a.join(a.cfg.Join)
+		var dup *gossip.DuplicateNameError
+		if errors.As(err, &dup) {
+			return fmt.Errorf("refusing to join: %w", err)
+		}
 		if n == 0 {
 			return fmt.Errorf("could not join any of %v: %v (check the addresses and that those agents run with the same --cluster and --encrypt)", a.cfg.Join, err)
 		}
