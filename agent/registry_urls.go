@@ -63,6 +63,9 @@ func urlRecord(raw string) (routes.URL, bool, error) {
 		return routes.URL{}, false, err
 	}
 	rec := routes.URL{Interface: u.Interface(), Category: u.Category(), URL: u.String()}
+	if rec.Interface == "" {
+		return routes.URL{}, false, fmt.Errorf("url %q names no service: give its interface as the path, like dubbo://10.0.0.5:20880/com.foo.BarService, or as interface=com.foo.BarService", raw)
+	}
 	if err := checkURLComponent("interface", rec.Interface); err != nil {
 		return routes.URL{}, false, err
 	}
