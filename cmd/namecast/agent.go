@@ -37,8 +37,6 @@ Signals, as Consul servers and Serf treat them:
                              failure detection withdraws them if it does not
                              come back. Without --data-dir, or with
                              --leave-on-terminate, SIGTERM leaves like SIGINT.
-
-Flags:
 `
 
 // listFlag collects a repeatable flag.
@@ -60,35 +58,41 @@ func (t tagFlag) Set(s string) error {
 	return nil
 }
 
-func runAgent(args []string) int {
-	cfg, logLevel, err := parseAgentFlags(args, os.Stderr)
+func runAgent(args []string) int { return runAgentTo(os.Stdout, os.Stderr, args) }
+
+// runAgentTo runs an agent, its help going to stdout, errors and the log
+// to stderr.
+func runAgentTo(stdout, stderr io.Writer, args []string) int {
+	cfg, logLevel, err := parseAgentFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		// Two lines, as every command's usage errors: the flag list is
+		// a --help away.
+		fmt.Fprintf(stderr, "namecast agent: %v\nRun 'namecast help agent' for usage.\n", err)
 		return 2
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel}))
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel}))
 	cfg.Version = versionString()
 	// The binary's agent has the process to itself.
 	limit, stopLimit, err := memlimit.Apply(cfg.MemoryLimit)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		fmt.Fprintln(stderr, "namecast agent:", err)
 		return 2
 	}
 	defer stopLimit()
 	cfg.Logger.Info("soft memory limit", "limit", limit)
 	a, err := agent.New(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		fmt.Fprintln(stderr, "namecast agent:", err)
 		return 1
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	if err := serveUntilSignal(a, cfg.Logger, sigs, cfg.DataDir != "" && !cfg.LeaveOnTerminate); err != nil {
-		fmt.Fprintln(os.Stderr, "namecast agent:", err)
+		fmt.Fprintln(stderr, "namecast agent:", err)
 		return 1
 	}
 	return 0
@@ -115,11 +119,11 @@ func serveUntilSignal(a *agent.Agent, log *slog.Logger, sigs <-chan os.Signal, r
 
 // parseAgentFlags builds the configuration: defaults (or --dev), then the
 // --config file, then flags given on the command line, so a flag always
-// wins over the file.
-func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level, error) {
+// wins over the file. --help prints the usage to help and returns
+// flag.ErrHelp; a bad flag is only an error, for the caller to print.
+func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, error) {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, agentUsage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard)
 	def := agent.DefaultConfig()
 	var (
 		dev        = fs.Bool("dev", false, "one member on loopback with the default ports and no data dir")
@@ -144,6 +148,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.Var(&join, "join", "gossip `address` of a member to join at start (repeatable)")
 	fs.Var(&retryJoin, "retry-join", "gossip `address` to keep trying until it answers (repeatable)")
 	fs.StringVar(&c.Discover, "discover", "", "find and join agents on the LAN over mDNS under this `name`")
+	fs.StringVar(&c.DiscoverInterface, "discover-interface", "", "network `interface` --discover uses (default: the one holding the gossip address)")
 	fs.StringVar(&c.Cluster, "cluster", "", "cluster `name`: agents of different clusters never merge")
 	fs.StringVar(&c.EncryptKey, "encrypt", "", "base64 gossip encryption `key` (see namecast keygen)")
 	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts (and routes across a SIGTERM restart)")
@@ -152,6 +157,11 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 	fs.StringVar(&c.MemoryLimit, "memory-limit", def.MemoryLimit, "soft memory `limit` of this process: auto (follows the live heap), off, or a size such as 64MiB (default $GOMEMLIMIT, else auto; see docs/performance.md)")
 	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(help, agentUsage)
+			fs.SetOutput(help)
+			printFlags(fs)
+		}
 		return agent.Config{}, 0, err
 	}
 	if fs.NArg() > 0 {
@@ -175,7 +185,8 @@ func parseAgentFlags(args []string, stderr io.Writer) (agent.Config, slog.Level,
 		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
 		"zookeeper": func() { cfg.ZooKeeperAddr = c.ZooKeeperAddr }, "zookeeper-grace": func() { cfg.ZooKeeperGrace = agent.Duration(*zkGrace) },
 		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
-		"cluster": func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
+		"discover-interface": func() { cfg.DiscoverInterface = c.DiscoverInterface },
+		"cluster":            func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
 		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
 		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
 		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },

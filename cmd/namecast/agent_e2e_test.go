@@ -81,3 +81,19 @@ broker-a  4     4      RW-
 		t.Errorf("incomplete broker: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A URL that names no service is refused saying so. Before, the answer was
+// "interface must be 1-255 characters, got 0".
+func TestRegisterURLWithoutInterface(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an agent")
+	}
+	cluster := agenttest.Start(t, 1)
+	t.Setenv("NAMECAST_HTTP_ADDR", cluster.Agent(0).HTTPAddr())
+	for _, url := range []string{"http://not-dubbo", "dubbo://10.0.0.5:20880/"} {
+		r := run(t, "", "register", "url", url)
+		if r.code != 1 || !strings.Contains(r.stderr, "names no service") || !strings.Contains(r.stderr, "interface=") {
+			t.Errorf("register url %s: exit %d, stderr %q; want it to say the URL names no service", url, r.code, r.stderr)
+		}
+	}
+}

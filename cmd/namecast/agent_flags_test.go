@@ -55,3 +55,23 @@ func TestMemoryLimitFlag(t *testing.T) {
 		t.Fatalf("a bad --memory-limit: %v, want an error naming the flag", err)
 	}
 }
+
+func TestDiscoverInterfaceFlag(t *testing.T) {
+	cfg, _, err := parseAgentFlags([]string{"--discover", "prod", "--discover-interface", "eth1"}, io.Discard)
+	if err != nil || cfg.Discover != "prod" || cfg.DiscoverInterface != "eth1" {
+		t.Fatalf("--discover-interface eth1: %q %v", cfg.DiscoverInterface, err)
+	}
+}
+
+// A mistyped flag is two lines, as for every other command, not the
+// agent's whole flag list.
+func TestAgentBadFlagIsTwoLines(t *testing.T) {
+	r := run(t, "", "agent", "--bogus")
+	if r.code != 2 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	want := "namecast agent: flag provided but not defined: -bogus\nRun 'namecast help agent' for usage.\n"
+	if r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}

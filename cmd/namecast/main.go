@@ -38,7 +38,7 @@ type command struct {
 // and the table refers to help.
 func commands() []command {
 	return []command{
-		{"agent", "[flags]", "run an agent beside this host's processes", "Agent", func(_ *cli, args []string) error { return exitCode(runAgent(args)) }},
+		{"agent", "[flags]", "run an agent beside this host's processes", "Agent", func(c *cli, args []string) error { return exitCode(runAgentTo(c.stdout, c.stderr, args)) }},
 		{"members", "", "list the cluster's members", "Queries", runMembers},
 		{"topics", "", "list the topics that have a route", "Queries", runTopics},
 		{"route", "TOPIC", "show a topic's route: brokers and queues", "Queries", runRoute},

@@ -55,7 +55,7 @@ PUT /v1/brokers, replacing its previous registration:
 		if f.json {
 			return printJSON(c.stdout, res)
 		}
-		fmt.Fprintf(c.stdout, "registered broker %s id %d in cluster %s with %d topics\n", reg.BrokerName, reg.BrokerID, reg.Cluster, len(reg.Topics))
+		fmt.Fprintf(c.stdout, "registered broker %s id %d in cluster %s with %s\n", reg.BrokerName, reg.BrokerID, reg.Cluster, plural(len(reg.Topics), "topic"))
 		// A slave learns its master here, as from the NameServer's answer.
 		if res.MasterAddr != "" {
 			fmt.Fprintf(c.stdout, "master %s, HA server %s\n", res.MasterAddr, orDash(res.HAServerAddr))
@@ -136,7 +136,7 @@ func runUnregisterBroker(c *cli, args []string) error {
 		return err
 	}
 	if len(pos) != 3 {
-		return usagef("want CLUSTER BROKERNAME BROKERID, got %d arguments", len(pos))
+		return usagef("want CLUSTER BROKERNAME BROKERID, got %s", plural(len(pos), "argument"))
 	}
 	id, err := strconv.ParseInt(pos[2], 10, 64)
 	if err != nil || id < 0 {
@@ -176,6 +176,14 @@ func (c *cli) done(asJSON bool, format string, args ...any) error {
 	}
 	_, err := fmt.Fprintf(c.stdout, format, args...)
 	return err
+}
+
+// plural is "1 topic", "2 topics".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func orDash(s string) string {

@@ -17,7 +17,7 @@ func TestRegisterBroker(t *testing.T) {
 	if err := os.WriteFile(file, []byte(brokerFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := "registered broker broker-a id 1 in cluster DefaultCluster with 1 topics\nmaster 10.0.0.1:10911, HA server 10.0.0.1:10912\n"
+	want := "registered broker broker-a id 1 in cluster DefaultCluster with 1 topic\nmaster 10.0.0.1:10911, HA server 10.0.0.1:10912\n"
 	if out := ok(t, "register", "broker", "--file", file, "--http", f.addr()); out != want {
 		t.Errorf("printed %q, want %q", out, want)
 	}
