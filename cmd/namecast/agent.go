@@ -15,6 +15,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/internal/memlimit"
+	"github.com/namecast/namecast/internal/sdnotify"
 )
 
 const agentUsage = `Usage: namecast agent [flags]
@@ -105,16 +106,52 @@ func serveUntilSignal(a *agent.Agent, log *slog.Logger, sigs <-chan os.Signal, r
 	if err := a.Start(context.Background()); err != nil {
 		return err
 	}
+	stop := make(chan struct{})
+	notified := make(chan struct{})
+	go func() {
+		defer close(notified)
+		notifyReady(a, log, stop)
+	}()
+	defer func() { close(stop); <-notified }()
 	select {
 	case sig := <-sigs:
+		notify(log, sdnotify.Stopping)
 		if sig == syscall.SIGTERM && restartOnTerm {
 			log.Info("SIGTERM: stopping for a restart; this agent's routes stay on the others until it is back or declared dead (SIGINT or namecast leave to leave for good)")
 			return a.Shutdown()
 		}
 	case <-a.Done():
+		notify(log, sdnotify.Stopping)
 	}
 	log.Info("leaving the cluster for good")
 	return a.Leave(context.Background())
+}
+
+// notifyReady tells a supervisor that speaks systemd's notify protocol
+// (Type=notify) that the agent is ready once it has synced with the
+// cluster, so units ordered after it start against a full table.
+func notifyReady(a *agent.Agent, log *slog.Logger, stop <-chan struct{}) {
+	if os.Getenv("NOTIFY_SOCKET") == "" {
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !a.Ready() {
+		select {
+		case <-stop:
+			return
+		case <-a.Done():
+			return
+		case <-tick.C:
+		}
+	}
+	notify(log, sdnotify.Ready+"\n"+sdnotify.Status(fmt.Sprintf("synced; %d members alive", a.Gossip().AliveMembers())))
+}
+
+func notify(log *slog.Logger, state string) {
+	if _, err := sdnotify.Notify(state); err != nil {
+		log.Warn("could not notify the service manager", "err", err)
+	}
 }
 
 // parseAgentFlags builds the configuration: defaults (or --dev), then the
