@@ -15,7 +15,14 @@ type Stat struct {
 	// Missed counts trials that hit their timeout; they are included in
 	// the percentiles at the timeout value, so a loss shows as a tail.
 	Missed int `json:"missed,omitempty"`
+	// Samples are the values themselves, sorted, when there are at most
+	// maxSamples of them (namecast-bench -svg plots their distribution).
+	Samples []float64 `json:"samples,omitempty"`
 }
+
+// maxSamples bounds the samples a Stat keeps: a P1 or P2 figure has tens
+// to thousands, a P3 latency hundreds of thousands (summarised only).
+const maxSamples = 10000
 
 // Summarize computes a Stat by nearest rank, which never invents a value
 // between two samples: with few trials, p99 is simply the worst one.
@@ -25,7 +32,11 @@ func Summarize(samples []float64) Stat {
 	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
-	return Stat{Trials: len(s), P50: rank(s, 0.50), P99: rank(s, 0.99), Max: s[len(s)-1]}
+	st := Stat{Trials: len(s), P50: rank(s, 0.50), P99: rank(s, 0.99), Max: s[len(s)-1]}
+	if len(s) <= maxSamples {
+		st.Samples = s
+	}
+	return st
 }
 
 func rank(sorted []float64, p float64) float64 {
