@@ -48,7 +48,8 @@ func (in *Instance) clone() Instance {
 const MetadataRevisionKey = "dubbo.metadata.revision"
 
 // curatorInstance is the JSON Curator 5.4 writes (ServiceInstance's fields
-// in its order), with Dubbo's payload, ZookeeperInstance.
+// in its order, as TestCuratorAppDiscoveryDifferential prints them from
+// the real library), with Dubbo's payload, ZookeeperInstance.
 type curatorInstance struct {
 	Name                string          `json:"name"`
 	ID                  string          `json:"id"`
@@ -59,7 +60,6 @@ type curatorInstance struct {
 	RegistrationTimeUTC int64           `json:"registrationTimeUTC"`
 	ServiceType         string          `json:"serviceType"`
 	URISpec             *string         `json:"uriSpec"`
-	Enabled             bool            `json:"enabled"`
 }
 
 type curatorPayload struct {
@@ -111,8 +111,10 @@ func parseInstance(app, id string, data []byte) *Instance {
 }
 
 // CuratorInstanceJSON is the znode data Curator 5.4 writes for an instance
-// of Dubbo's: name, id, address, port, a ZookeeperInstance payload carrying
-// metadata, the registration time (ms), serviceType DYNAMIC, enabled.
+// of Dubbo's, field for field and in its order: name, id, address, port,
+// sslPort null, a ZookeeperInstance payload carrying metadata, the
+// registration time (ms), serviceType DYNAMIC, uriSpec null. (5.4 reads
+// "enabled" but does not write it.)
 func CuratorInstanceJSON(app, id, address string, port int, metadata map[string]string, registeredMs int64) []byte {
 	md := make(map[string]json.RawMessage, len(metadata))
 	for k, v := range metadata {
@@ -121,7 +123,7 @@ func CuratorInstanceJSON(app, id, address string, port int, metadata map[string]
 	}
 	c := curatorInstance{Name: app, ID: id, Address: address, Port: &port,
 		Payload:             &curatorPayload{Class: zookeeperInstanceClass, ID: id, Name: app, Metadata: md},
-		RegistrationTimeUTC: registeredMs, ServiceType: "DYNAMIC", Enabled: true}
+		RegistrationTimeUTC: registeredMs, ServiceType: "DYNAMIC"}
 	b, _ := json.Marshal(c) // strings, numbers and maps of them always marshal
 	return b
 }

@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// What Java Dubbo 3 wrote through Curator 5.4 (TestCuratorAppDiscovery*
-// in test/zookeeper prints the same shape from the real library).
+// What Java Dubbo 3 writes through Curator 5.4 (TestCuratorAppDiscovery*
+// in test/zookeeper prints it from the real library).
 const javaInstanceJSON = `{"name":"demo-provider","id":"10.0.0.5:20880","address":"10.0.0.5","port":20880,"sslPort":null,` +
 	`"payload":{"@class":"org.apache.dubbo.registry.zookeeper.ZookeeperInstance","id":"10.0.0.5:20880","name":"demo-provider",` +
 	`"metadata":{"dubbo.endpoints":"[{\"port\":20880,\"protocol\":\"dubbo\"}]","dubbo.metadata.revision":"6b5a","dubbo.metadata.storage-type":"local"}},` +
-	`"registrationTimeUTC":1735689600000,"serviceType":"DYNAMIC","uriSpec":null,"enabled":true}`
+	`"registrationTimeUTC":1735689600000,"serviceType":"DYNAMIC","uriSpec":null}`
 
 // What dubbo-go 3.3 writes: no sslPort, serviceType or enabled.
 const goInstanceJSON = `{"name":"go-provider","id":"127.0.0.1:20000","address":"127.0.0.1","port":20000,` +
@@ -185,7 +185,7 @@ func TestCuratorInstanceJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &fields); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"name", "id", "address", "port", "sslPort", "payload", "registrationTimeUTC", "serviceType", "uriSpec", "enabled"} {
+	for _, f := range []string{"name", "id", "address", "port", "sslPort", "payload", "registrationTimeUTC", "serviceType", "uriSpec"} {
 		if _, ok := fields[f]; !ok {
 			t.Errorf("field %q missing from %s", f, b)
 		}
