@@ -17,6 +17,8 @@ type options struct {
 	json      bool
 	jsonOut   string
 	cpuProf   string
+	svgDir    string   // -svg: write plots here
+	plot      []string // -plot: saved reports to plot instead of running
 	scenarios map[string]bool
 
 	p1N      []int
@@ -100,6 +102,11 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonOut, "json-out", "", "also write the JSON report to this file")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	fs.StringVar(&scen, "scenarios", scen, "scenarios to run")
+	fs.StringVar(&o.svgDir, "svg", "", "write SVG plots of the results (P1 delivery CDF, P2 withdrawal, P6 cost against N) to this `dir`")
+	fs.Func("plot", "with -svg: plot these saved JSON reports (comma-separated) instead of running anything", func(s string) error {
+		o.plot = strings.Split(s, ",")
+		return nil
+	})
 	fs.Func("n", "P1 cluster sizes "+ints(o.p1N), intList(&o.p1N))
 	fs.IntVar(&o.p1Trials, "trials", o.p1Trials, "P1 trials per size and system")
 	fs.Func("p2-n", "P2 cluster sizes "+ints(o.p2N), intList(&o.p2N))
@@ -144,6 +151,10 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "namecast-bench: unexpected argument %q\n", fs.Arg(0))
 		return nil, fmt.Errorf("unexpected arguments")
+	}
+	if len(o.plot) > 0 && o.svgDir == "" {
+		fmt.Fprintln(stderr, "namecast-bench: -plot needs -svg DIR: where to write the plots")
+		return nil, fmt.Errorf("-plot without -svg")
 	}
 	if o.p3Client != "lean" && o.p3Client != "std" {
 		fmt.Fprintf(stderr, "namecast-bench: -p3-client %q: use lean or std\n", o.p3Client)

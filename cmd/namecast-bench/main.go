@@ -8,6 +8,7 @@
 //	namecast-bench -short               smoke run, under a minute
 //	namecast-bench -scenarios p1 -n 10,50 -trials 30
 //	namecast-bench -json > run.json     for comparing runs over time
+//	namecast-bench -plot run.json -svg docs/perf   plots of a saved run
 //
 // Progress goes to stderr; stdout holds only the result.
 package main
@@ -70,6 +71,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	if len(o.plot) > 0 {
+		rep, err := readReports(o.plot)
+		if err != nil {
+			fmt.Fprintln(stderr, "namecast-bench:", err)
+			return 1
+		}
+		return plot(o.svgDir, rep, stdout, stderr)
+	}
 	rep := bench.NewReport(args)
 	for _, sc := range scenarios {
 		if !o.wants(sc.id) {
@@ -104,7 +113,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		rep.WriteTables(stdout)
 	}
+	if o.svgDir != "" && plot(o.svgDir, rep, stderr, stderr) != 0 {
+		return 1
+	}
 	if len(rep.Errors) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// plot writes rep's plots to dir and names each file written on w.
+func plot(dir string, rep *bench.Report, w, stderr io.Writer) int {
+	files, err := writePlots(dir, rep)
+	for _, f := range files {
+		fmt.Fprintln(w, "wrote", f)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "namecast-bench:", err)
+		return 1
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "namecast-bench: no figures to plot (P1 needs a report with samples; P2 and P6 need their scenario)")
 		return 1
 	}
 	return 0
