@@ -1,0 +1,203 @@
+package nacos
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
+	"github.com/namecast/namecast/routes"
+)
+
+// Configs are cluster rules: KV records in namespace configNamespace keyed
+// tenant/group/dataId, so every agent serves the same content once gossip
+// has carried it, and a publish is ordered against others by the rules'
+// hybrid logical clock. A CAS publish (casMd5) compares with this agent's
+// current content and writes in one step on this agent; two agents
+// accepting CAS publishes at once both succeed and the later by that clock
+// wins everywhere (Nacos' Raft-backed store would refuse one).
+
+const (
+	configNamespace = "nacos-config"
+	// MaxConfigContent bounds one config's content. Nacos allows 10 MiB;
+	// a gossiped rule that large would cost every agent, so the door
+	// refuses more than this.
+	MaxConfigContent = 64 << 10
+	// MaxConfigName bounds dataId and group.
+	MaxConfigName = 256
+)
+
+type configID struct{ tenant, group, dataID string }
+
+func (id configID) key() string { return id.tenant + "/" + id.group + "/" + id.dataID }
+
+func newConfigID(tenant, group, dataID string) (configID, error) {
+	if tenant == defaultNamespace {
+		tenant = "" // Nacos' public namespace has the empty id
+	}
+	if group == "" {
+		group = defaultGroup
+	}
+	id := configID{tenant, group, dataID}
+	if dataID == "" {
+		return id, fmt.Errorf("dataId is empty")
+	}
+	for what, v := range map[string]string{"dataId": dataID, "group": group, "tenant": tenant} {
+		if len(v) > MaxConfigName || !validConfigName(v) {
+			return id, fmt.Errorf("%s %q: use at most %d of letters, digits and -_.:", what, v, MaxConfigName)
+		}
+	}
+	return id, nil
+}
+
+// validConfigName is Nacos' ParamUtils.isValid: letters, digits, -_.: only.
+func validConfigName(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// config reads one config's content.
+func (s *Server) config(id configID) (string, bool) {
+	rec, ok := s.table.Rule(routes.KVKey(configNamespace, id.key()))
+	if !ok || rec.KV == nil {
+		return "", false
+	}
+	return rec.KV.Value, true
+}
+
+func (s *Server) configQuery(c *client, body []byte) (any, error) {
+	var req nacoswire.ConfigQueryRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	id, err := newConfigID(req.Tenant, req.Group, req.DataID)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	content, found := s.config(id)
+	if !found {
+		return &nacoswire.ConfigQueryResponse{Response: nacoswire.Fail(nacoswire.ConfigNotFound, "config data not exist")}, nil
+	}
+	return &nacoswire.ConfigQueryResponse{Response: nacoswire.OK(), Content: content, ContentType: "text", MD5: md5Hex(content)}, nil
+}
+
+// publishConfig writes content, or with casMD5 set only when the current
+// content's MD5 is casMD5; ok false when the CAS failed.
+func (s *Server) publishConfig(id configID, content, casMD5 string) (ok bool, err error) {
+	if len(content) > MaxConfigContent {
+		return false, invalid(fmt.Errorf("content of %d bytes, limit %d", len(content), MaxConfigContent))
+	}
+	if content == "" {
+		return false, invalid(fmt.Errorf("content is empty"))
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if casMD5 != "" {
+		cur, found := s.config(id)
+		if !found || md5Hex(cur) != casMD5 {
+			return false, nil
+		}
+	}
+	s.reg.ApplyRules([]routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}, nil)
+	return true, nil
+}
+
+func (s *Server) configPublish(c *client, body []byte) (any, error) {
+	var req nacoswire.ConfigPublishRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	id, err := newConfigID(req.Tenant, req.Group, req.DataID)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	done, err := s.publishConfig(id, req.Content, req.CasMD5)
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		return &nacoswire.Response{ResultCode: nacoswire.CodeFail, ErrorCode: nacoswire.ErrServer,
+			Message: "Cas publish fail, server md5 may have changed."}, nil
+	}
+	r := nacoswire.OK()
+	return &r, nil
+}
+
+func (s *Server) removeConfig(id configID) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, found := s.config(id); found {
+		s.reg.ApplyRules(nil, []string{routes.KVKey(configNamespace, id.key())})
+	}
+}
+
+func (s *Server) configRemove(c *client, body []byte) (any, error) {
+	var req nacoswire.ConfigRemoveRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	id, err := newConfigID(req.Tenant, req.Group, req.DataID)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	s.removeConfig(id)
+	r := nacoswire.OK()
+	return &r, nil
+}
+
+// configBatchListen adds or removes listens, and answers which listened
+// configs differ from the MD5 the client holds.
+func (s *Server) configBatchListen(c *client, body []byte) (any, error) {
+	var req nacoswire.ConfigBatchListenRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	if len(req.ConfigListenContexts) > MaxSubscriptions {
+		return nil, invalid(fmt.Errorf("%d configs in one listen, limit %d", len(req.ConfigListenContexts), MaxSubscriptions))
+	}
+	ids := make([]configID, len(req.ConfigListenContexts))
+	for i, lc := range req.ConfigListenContexts {
+		id, err := newConfigID(lc.Tenant, lc.Group, lc.DataID)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		ids[i] = id
+	}
+	s.mu.Lock()
+	if c.listens != nil {
+		for i, id := range ids {
+			if req.Listen && len(c.listens) < MaxSubscriptions {
+				// Pushed back as the client named it: its cache is keyed so.
+				lc := req.ConfigListenContexts[i]
+				c.listens[id.key()] = configID{lc.Tenant, lc.Group, lc.DataID}
+			} else if !req.Listen {
+				delete(c.listens, id.key())
+			}
+		}
+	}
+	s.mu.Unlock()
+	resp := &nacoswire.ConfigChangeBatchListenResponse{Response: nacoswire.OK(), ChangedConfigs: []nacoswire.ConfigContext{}}
+	if !req.Listen {
+		return resp, nil
+	}
+	for i, lc := range req.ConfigListenContexts {
+		content, found := s.config(ids[i])
+		// An absent config matches what clients hold for it: Java sends
+		// "" and Go the MD5 of "".
+		same := (!found && (lc.MD5 == "" || lc.MD5 == md5Hex(""))) || (found && lc.MD5 == md5Hex(content))
+		if !same {
+			resp.ChangedConfigs = append(resp.ChangedConfigs, nacoswire.ConfigContext{DataID: lc.DataID, Group: lc.Group, Tenant: lc.Tenant})
+		}
+	}
+	return resp, nil
+}

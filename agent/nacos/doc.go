@@ -1,0 +1,74 @@
+// Package nacos is the Nacos door: it serves Nacos 2.x clients
+// (nacos-sdk-go v2, the Java client 2.x, so Dubbo's nacos:// registry and
+// config centre and Spring Cloud Alibaba discovery) from the namecast
+// agent beside them, unmodified, on the ports they assume: the HTTP port
+// (8848) and gRPC on the HTTP port + 1000.
+//
+// # Protocol
+//
+// gRPC is served by net/http over cleartext HTTP/2 (grpc.go) and the wire
+// by nacoswire, with no gRPC or protobuf library. A client opens one TCP
+// connection, sends ServerCheckRequest on the unary Request service and
+// gets a connection id, opens the BiRequestStream and sends
+// ConnectionSetupRequest on it; from then on its unary requests are served
+// and the door pushes NotifySubscriberRequest and ConfigChangeNotifyRequest
+// on its stream. As in Nacos' server (core/.../remote/grpc/
+// GrpcRequestAcceptor.java and GrpcBiStreamRequestAcceptor.java), requests
+// are tied to the bi-stream by the connection they arrive on; a request on a
+// connection that has not set up waits up to Config.SetupWait and is then
+// refused with code 301 (UN_REGISTER), which makes the client reconnect.
+// Any request the door cannot serve gets a Nacos ErrorResponse with
+// Nacos' code (400 bad parameter, 302 no handler, 300 not ready), never a
+// dropped call or a gRPC error.
+//
+// # One registry
+//
+// Instances are URL records (instances.go), the records ZooKeeper and HTTP
+// registrations make, so a Dubbo provider registered through Nacos under
+// Dubbo's service name providers:{interface}:{version}:{group} (Dubbo's
+// NacosRegistry and NacosNamingServiceUtils: the URL's parameters are the
+// instance's metadata) is the same Dubbo URL every door shows, and a
+// provider registered through any door is an instance to a Nacos
+// subscriber. Other services are nacos://ip:port/{service} URLs under
+// category "nacos". Namespace, group, cluster, weight and enabled are kept
+// as nacos.* parameters.
+//
+// Ephemeral instances (the default) are this agent's records, held by the
+// gRPC connection that registered them; a record is withdrawn when its last
+// holder lets go. A connection whose stream ends (closed, or its process
+// killed) keeps its instances for Config.Grace, the ZooKeeper door's grace,
+// then they are withdrawn on every agent. Persistent instances and configs
+// are cluster rules: they outlive connections and agents, and the later
+// write by the rules' hybrid logical clock wins on every agent.
+//
+// # What differs from Nacos (and what a user gets instead)
+//
+//   - Config CAS (ConfigPublishRequest.casMd5) is checked and applied in one
+//     step on the agent that receives it, not linearizably across agents:
+//     two CAS publishes through two agents at the same moment can both
+//     succeed, and the later one (by the rules' clock) is the content
+//     every agent converges on. Nacos' embedded store or its database
+//     would refuse one of them.
+//   - Persistent instances are not Raft-backed: a registration is a rule
+//     gossiped to every agent and kept through restarts with --data-dir;
+//     there is no health check of persistent instances (Nacos probes them
+//     by TCP or HTTP), they are listed healthy until deregistered.
+//   - An instance's health is its holder's liveness: no instance is ever
+//     listed unhealthy; it is listed until withdrawn.
+//   - Config content is bounded to MaxConfigContent (64 KiB; Nacos 10 MiB),
+//     since every agent keeps every config; gray (beta, tag) configs,
+//     history and the console are not served.
+//   - Authentication (accessToken, identity headers) is not checked: the
+//     door, like the ZooKeeper and RocketMQ doors, is for the host it runs
+//     on.
+//
+// # Concurrency
+//
+// writeMu serialises changes (a check and the change it guards are one
+// step); mu guards connections, holders and subscriptions and is never
+// held while writing to a client. The table's change hook only notes keys;
+// the push loop recomputes subscriptions outside every lock and writes to
+// each connection on its own goroutine, each write bounded by
+// WriteTimeout. Close stops the listeners, ends every stream, waits for
+// the door's goroutines and withdraws the door's ephemeral records.
+package nacos

@@ -1,0 +1,266 @@
+package nacos
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
+	"github.com/namecast/namecast/routes"
+)
+
+// MaxBatch bounds the instances of one BatchInstanceRequest.
+const MaxBatch = 1000
+
+func (s *Server) instanceRequest(c *client, body []byte) (any, error) {
+	var req nacoswire.InstanceRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	sv, err := newService(req.Namespace, req.GroupName, req.ServiceName)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	persistent := !req.Instance.Ephemeral
+	switch req.Type {
+	case nacoswire.RegisterInstance:
+		err = s.register(c, sv, []nacoswire.Instance{req.Instance}, persistent, false)
+	case nacoswire.DeregisterInstance:
+		err = s.deregister(c, sv, req.Instance, persistent)
+	default:
+		err = invalid(fmt.Errorf("type %q is neither %s nor %s", req.Type, nacoswire.RegisterInstance, nacoswire.DeregisterInstance))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &nacoswire.InstanceResponse{Response: nacoswire.OK(), Type: req.Type}, nil
+}
+
+// persistentInstanceRequest is 2.3's request for non-ephemeral instances.
+func (s *Server) persistentInstanceRequest(c *client, body []byte) (any, error) {
+	var req nacoswire.InstanceRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	req.Instance.Ephemeral = false
+	b, _ := jsonMarshal(req)
+	return s.instanceRequest(c, b)
+}
+
+// batchInstanceRequest replaces the connection's instances of one service
+// with the batch, as Nacos' batchRegisterInstance does.
+func (s *Server) batchInstanceRequest(c *client, body []byte) (any, error) {
+	var req nacoswire.BatchInstanceRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Instances) > MaxBatch {
+		return nil, invalid(fmt.Errorf("%d instances in one batch, limit %d", len(req.Instances), MaxBatch))
+	}
+	sv, err := newService(req.Namespace, req.GroupName, req.ServiceName)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if req.Type != nacoswire.BatchRegisterInstance {
+		return nil, invalid(fmt.Errorf("type %q is not %s", req.Type, nacoswire.BatchRegisterInstance))
+	}
+	for _, in := range req.Instances {
+		if !in.Ephemeral {
+			return nil, invalid(fmt.Errorf("batch registration is for ephemeral instances only (%s:%d is not)", in.IP, in.Port))
+		}
+	}
+	if err := s.register(c, sv, req.Instances, false, true); err != nil {
+		return nil, err
+	}
+	return &nacoswire.InstanceResponse{Response: nacoswire.OK(), Type: req.Type}, nil
+}
+
+// identity is an instance's identity within its service (Nacos: ip, port, cluster).
+func identity(sv service, ip string, port int, cluster string) string {
+	return sv.ns + "\x00" + sv.group + "\x00" + sv.name + "\x00" + ip + "\x00" + strconv.Itoa(port) + "\x00" + clusterOf(cluster)
+}
+
+// register records instances of sv: ephemeral ones held by c on this agent,
+// persistent ones as cluster rules. An instance replaces the previous
+// registration of the same identity; replaceAll also drops c's other
+// instances of sv (a batch is the whole set).
+func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, persistent, replaceAll bool) error {
+	recs := make([]routes.Record, len(insts))
+	for i, in := range insts {
+		rec, err := sv.record(in, persistent)
+		if err != nil {
+			return invalid(err)
+		}
+		recs[i] = rec
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if persistent {
+		var dels []string
+		for _, in := range insts {
+			dels = append(dels, s.persistentKeys(sv, in)...)
+		}
+		s.reg.ApplyRules(recs, without(dels, recs))
+		return nil
+	}
+	h := grpcHolder(c.id)
+	s.mu.Lock()
+	if c.gone {
+		s.mu.Unlock()
+		return &codedError{nacoswire.ErrUnregistered, "connection closed"}
+	}
+	want := map[string]bool{}
+	for _, in := range insts {
+		want[identity(sv, in.IP, in.Port, in.ClusterName)] = true
+	}
+	var puts []routes.Record
+	var dels []string
+	release := func(id string) {
+		if key, had := c.insts[id]; had {
+			delete(c.insts, id)
+			if s.releaseLocked(h, key) {
+				dels = append(dels, key)
+			}
+		}
+	}
+	if replaceAll {
+		prefix := sv.ns + "\x00" + sv.group + "\x00" + sv.name + "\x00"
+		for id := range c.insts {
+			if len(id) > len(prefix) && id[:len(prefix)] == prefix && !want[id] {
+				release(id)
+			}
+		}
+	}
+	for i, in := range insts {
+		id := identity(sv, in.IP, in.Port, in.ClusterName)
+		key := recs[i].Key()
+		if old, had := c.insts[id]; had && old == key {
+			continue
+		}
+		release(id)
+		c.insts[id] = key
+		if s.holdLocked(h, recs[i]) {
+			puts = append(puts, recs[i])
+		}
+	}
+	s.mu.Unlock()
+	dels = without(dels, puts)
+	if len(puts) > 0 || len(dels) > 0 {
+		s.reg.Apply(puts, dels)
+	}
+	return nil
+}
+
+// without drops from dels the keys puts brings back.
+func without(dels []string, puts []routes.Record) []string {
+	out := dels[:0]
+	for _, d := range dels {
+		back := false
+		for _, p := range puts {
+			back = back || p.Key() == d
+		}
+		if !back {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// persistentKeys are the rule keys of sv's persistent instances with in's
+// identity.
+func (s *Server) persistentKeys(sv service, in nacoswire.Instance) []string {
+	iface, category := sv.urlKeys()
+	var keys []string
+	for _, h := range s.table.RulesWithPrefix(routes.URLPrefix(iface, category)) {
+		if h.Rec.URL == nil {
+			continue
+		}
+		got, ok := sv.instance(h.Rec.URL.URL)
+		if ok && got.IP == in.IP && got.Port == in.Port && got.ClusterName == clusterOf(in.ClusterName) {
+			keys = append(keys, h.Rec.Key())
+		}
+	}
+	return keys
+}
+
+func (s *Server) deregister(c *client, sv service, in nacoswire.Instance, persistent bool) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if persistent {
+		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
+			s.reg.ApplyRules(nil, keys)
+		}
+		return nil
+	}
+	id := identity(sv, in.IP, in.Port, in.ClusterName)
+	s.mu.Lock()
+	key, had := c.insts[id]
+	last := false
+	if had {
+		delete(c.insts, id)
+		last = s.releaseLocked(grpcHolder(c.id), key)
+	}
+	s.mu.Unlock()
+	if last {
+		s.reg.Apply(nil, []string{key})
+	}
+	return nil
+}
+
+func (s *Server) serviceQuery(c *client, body []byte) (any, error) {
+	var req nacoswire.ServiceQueryRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	sv, err := newService(req.Namespace, req.GroupName, req.ServiceName)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	info := s.serviceInfo(sv, req.Cluster)
+	if req.HealthyOnly {
+		kept := info.Hosts[:0]
+		for _, h := range info.Hosts {
+			if h.Healthy && h.Enabled {
+				kept = append(kept, h)
+			}
+		}
+		info.Hosts = kept
+	}
+	return &nacoswire.ServiceInfoResponse{Response: nacoswire.OK(), ServiceInfo: info}, nil
+}
+
+// MaxPageSize bounds ServiceListRequest.pageSize.
+const MaxPageSize = 10000
+
+func (s *Server) serviceList(c *client, body []byte) (any, error) {
+	var req nacoswire.ServiceListRequest
+	if err := decode(body, &req); err != nil {
+		return nil, err
+	}
+	names, err := s.servicePage(req.Namespace, req.GroupName, req.PageNo, req.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &nacoswire.ServiceListResponse{Response: nacoswire.OK(), Count: names.count, ServiceNames: names.page}, nil
+}
+
+type page struct {
+	count int
+	page  []string
+}
+
+func (s *Server) servicePage(ns, group string, pageNo, pageSize int) (page, error) {
+	if pageNo <= 0 {
+		pageNo = 1
+	}
+	if pageSize <= 0 || pageSize > MaxPageSize {
+		return page{}, invalid(fmt.Errorf("pageSize %d is out of 1..%d", pageSize, MaxPageSize))
+	}
+	sv, err := newService(ns, group, "x")
+	if err != nil {
+		return page{}, invalid(err)
+	}
+	all := s.serviceNames(sv.ns, sv.group)
+	start := min((pageNo-1)*pageSize, len(all))
+	end := min(start+pageSize, len(all))
+	return page{count: len(all), page: append([]string{}, all[start:end]...)}, nil
+}

@@ -1,0 +1,224 @@
+package nacos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/namecast/namecast/routes"
+)
+
+// Registry is what the Server needs from its agent, the same four methods
+// the ZooKeeper door is given. *agent.Agent implements it; tests use a fake
+// over a routes.Table.
+type Registry interface {
+	// Apply changes this agent's own records (ephemeral instances) and
+	// gossips the change.
+	Apply(puts []routes.Record, deletes []string) bool
+	// ApplyRules changes cluster-scoped records (persistent instances,
+	// configs).
+	ApplyRules(puts []routes.Record, deletes []string) bool
+	// Table is the replicated table.
+	Table() *routes.Table
+	// Ready reports whether the first sync with the cluster is done.
+	Ready() bool
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultGrace        = 5 * time.Second // the ZooKeeper door's
+	DefaultMaxConns     = 10000
+	DefaultSetupWait    = 2 * time.Second
+	DefaultWriteTimeout = 10 * time.Second
+	// GRPCPortOffset is how far above the HTTP port Nacos 2.x clients look
+	// for gRPC (com.alibaba.nacos.api.common.Constants.SDK_GRPC_PORT_DEFAULT_OFFSET).
+	GRPCPortOffset = 1000
+	// BeatTimeout is how long an instance registered over the 1.x HTTP API
+	// lives without a beat: Nacos' ipDeleteTimeout.
+	BeatTimeout = 30 * time.Second
+	// BeatInterval is the beat period the HTTP API tells clients to use.
+	BeatInterval = 5 * time.Second
+)
+
+// Config configures a Server. Zero fields take the defaults above.
+type Config struct {
+	// Addr is the HTTP address (host:port, 8848 in Nacos); gRPC listens on
+	// the same host at port+1000. Port 0 picks free ports for both (then
+	// they are not 1000 apart: tests only).
+	Addr string
+	// Grace bounds how long a client's ephemeral instances outlive its
+	// connection: a live client reconnects and re-registers within it.
+	Grace time.Duration
+	// SetupWait bounds how long a request on a connection whose bi-stream
+	// is not set up yet waits for the setup before it is refused with
+	// Nacos' "unregistered connection" (the client then reconnects).
+	SetupWait time.Duration
+	// MaxConns bounds the gRPC connections; past it new ones are refused.
+	MaxConns int
+	// WriteTimeout bounds one write to a client.
+	WriteTimeout time.Duration
+	// Registry is the agent: required.
+	Registry Registry
+	// Logger gets structured logs with component=nacos; nil discards.
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() error {
+	if c.Registry == nil {
+		return errors.New("nacos: Config.Registry is required (pass the agent)")
+	}
+	if c.Addr == "" {
+		return errors.New("nacos: Config.Addr is empty; use host:port, e.g. 127.0.0.1:8848")
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.Grace, DefaultGrace}, {&c.SetupWait, DefaultSetupWait}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Logger = c.Logger.With("component", "nacos")
+	return nil
+}
+
+// GRPCAddr is the gRPC address Nacos 2.x clients derive from an HTTP
+// address: the same host, port+1000.
+func GRPCAddr(httpAddr string) (string, error) {
+	host, port, err := net.SplitHostPort(httpAddr)
+	if err != nil {
+		return "", fmt.Errorf("nacos: address %q: %v", httpAddr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p+GRPCPortOffset > 65535 {
+		return "", fmt.Errorf("nacos: address %q: port must be 0..%d so that port+%d is a port", httpAddr, 65535-GRPCPortOffset, GRPCPortOffset)
+	}
+	if p == 0 {
+		return net.JoinHostPort(host, "0"), nil
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+GRPCPortOffset)), nil
+}
+
+// Server is a Nacos endpoint backed by a namecast agent: the 2.x gRPC
+// protocol and the 1.x open HTTP API.
+type Server struct {
+	cfg   Config
+	reg   Registry
+	table *routes.Table
+	log   *slog.Logger
+
+	httpSrv, grpcSrv *http.Server
+	httpLn, grpcLn   net.Listener
+	ctx              context.Context // done at Close
+	cancel           context.CancelFunc
+	wg               sync.WaitGroup
+
+	// writeMu serialises changes, so a check and the change it guards (an
+	// instance replacing its previous registration, a config CAS) are one
+	// step for other writers on this agent.
+	writeMu sync.Mutex
+
+	// mu guards the clients, holders, beats and the push state.
+	mu      sync.Mutex
+	clients map[string]*client
+	holders map[string]map[holder]routes.Record // ephemeral record key -> who holds it
+	closed  bool
+	refTime int64 // last lastRefTime handed out: strictly increasing
+	// setupSignal is closed (and replaced) at every bi-stream setup.
+	setupSignal chan struct{}
+	beats       map[string]*beat // 1.x HTTP instances by identity
+
+	push pushState
+}
+
+// NewServer checks cfg. It starts nothing.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if _, err := GRPCAddr(cfg.Addr); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, reg: cfg.Registry, table: cfg.Registry.Table(), log: cfg.Logger,
+		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]routes.Record{},
+		setupSignal: make(chan struct{}), beats: map[string]*beat{}}
+	s.push.init()
+	return s, nil
+}
+
+// Start listens on Addr (HTTP) and its gRPC port and serves both.
+func (s *Server) Start() error {
+	hl, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("nacos: HTTP listener: %w", err)
+	}
+	ga, _ := GRPCAddr(hl.Addr().String())
+	if _, p, _ := net.SplitHostPort(s.cfg.Addr); p == "0" {
+		ga, _ = GRPCAddr(s.cfg.Addr)
+	}
+	gl, err := net.Listen("tcp", ga)
+	if err != nil {
+		hl.Close()
+		return fmt.Errorf("nacos: gRPC listener (HTTP port + %d): %w", GRPCPortOffset, err)
+	}
+	s.Serve(hl, gl)
+	return nil
+}
+
+// Serve serves the HTTP API on httpLn and gRPC on grpcLn, which the Server
+// then owns (Close closes them). It returns at once.
+func (s *Server) Serve(httpLn, grpcLn net.Listener) {
+	s.httpLn, s.grpcLn = httpLn, grpcLn
+	s.httpSrv = &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	s.grpcSrv = s.newGRPCServer()
+	s.table.OnChange(s.push.changed)
+	for _, run := range []func(){
+		func() { s.httpSrv.Serve(httpLn) },
+		func() { s.grpcSrv.Serve(grpcLn) },
+		s.pushLoop,
+		s.beatLoop,
+	} {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); run() }()
+	}
+	s.log.Info("nacos door listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String())
+}
+
+// Addr is the HTTP address (with the real port when configured as 0).
+func (s *Server) Addr() string { return s.httpLn.Addr().String() }
+
+// GRPCAddr is the gRPC address.
+func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
+
+// Close stops both listeners and every connection, then waits for the
+// door's goroutines. The ephemeral instances of its clients are withdrawn
+// at once: the agent is going, and with it what it held.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.httpSrv.Close()
+	s.grpcSrv.Close()
+	s.wg.Wait()
+	s.withdrawAll()
+	return nil
+}
