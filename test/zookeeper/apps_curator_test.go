@@ -8,6 +8,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 // Dubbo 3's application-level discovery on Curator 5.4's curator-x-discovery
@@ -83,4 +88,72 @@ func TestCuratorAppDiscoveryDifferential(t *testing.T) {
 	if strings.Join(ref, "\n") != strings.Join(got, "\n") {
 		t.Fatalf("the agents answered AppDiscovery differently from ZooKeeper 3.8:\n%s", lineDiff(strings.Join(ref, "\n"), strings.Join(got, "\n")))
 	}
+}
+
+// An instance registered over HTTP (agent.RegisterInstance, behind
+// PUT /v1/apps/{app}/instances) on agent A is, for Curator on agent B, the
+// instance Curator would have written: the program reads it and its
+// ServiceCache lists it exactly as when the same bytes are an ephemeral
+// znode of the real ZooKeeper. Its mapping and metadata nodes name it, and
+// unregistering it removes it from B.
+func TestCuratorReadsInstanceRegisteredOverHTTP(t *testing.T) {
+	c, addrs := zkAgents(t, 2)
+	const iface = "org.apache.dubbo.demo.DemoService"
+	in, err := c.Agent(0).RegisterInstance(agent.InstanceRegistration{App: "demo-provider", Address: "10.0.0.7", Port: 20880,
+		Interfaces: []string{iface}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runAppDiscovery(t, addrs[1], addrs[1], in.ID)
+
+	b := dialZK(t, addrs[1])
+	path := "/services/demo-provider/" + in.ID
+	data, st, err := b.Get(path)
+	if err != nil || st.EphemeralOwner == 0 {
+		t.Fatalf("agent B's %s: %v, ephemeralOwner %d", path, err, st.EphemeralOwner)
+	}
+	m, _, err := b.Get("/dubbo/mapping/" + iface)
+	if err != nil || string(m) != "demo-provider" {
+		t.Fatalf("agent B's mapping of %s: %q %v", iface, m, err)
+	}
+	meta, _, err := b.Get("/dubbo/metadata/demo-provider/" + in.Revision)
+	if err != nil || !strings.Contains(string(meta), `"name":"`+iface+`"`) {
+		t.Fatalf("agent B's metadata for revision %s: %s %v", in.Revision, meta, err)
+	}
+
+	// The reference: the same bytes as an ephemeral znode of ZooKeeper 3.8.
+	z := startRealZK(t)
+	r := dialZK(t, z.Addr)
+	for _, p := range []string{"/services", "/services/demo-provider"} {
+		if _, err := r.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Create(path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	ref := runAppDiscovery(t, z.Addr, z.Addr, in.ID)
+	if len(ref) == 0 || strings.Join(ref, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("Curator read the HTTP instance differently from the same bytes on ZooKeeper 3.8:\n%s", lineDiff(strings.Join(ref, "\n"), strings.Join(got, "\n")))
+	}
+
+	if ok, err := c.Agent(0).UnregisterInstance("demo-provider", in.ID); !ok || err != nil {
+		t.Fatalf("unregister: %v %v", ok, err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if ok, _, err := b.Exists(path); ok || err != nil {
+			return errorf("agent B still has %s (%v)", path, err)
+		}
+		return nil
+	})
+}
+
+func dialZK(t *testing.T, addr string) *zk.Conn {
+	t.Helper()
+	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(quietLog{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }

@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper"
+	"github.com/namecast/namecast/routes"
+)
+
+// InstanceRegistration is one instance of a Dubbo 3 application
+// registered over HTTP. It becomes the records a Dubbo 3 provider writes
+// through ZooKeeper (docs/protocols/dubbo-apps.md): its
+// /services/{app}/{id} znode holding Curator's ServiceInstance JSON, and,
+// when it names interfaces, their /dubbo/mapping/{interface} entries and
+// the application's MetadataInfo at /dubbo/metadata/{app}/{revision}, with
+// dubbo.metadata.storage-type=remote so that a consumer reads the
+// interfaces from there instead of asking the instance's MetadataService.
+type InstanceRegistration struct {
+	App     string `json:"app"`
+	Address string `json:"address"`
+	Port    int    `json:"port"`
+	// ID defaults to address:port, as Dubbo names its instances.
+	ID string `json:"id,omitempty"`
+	// Interfaces the instance exports, over Protocol (default dubbo).
+	Interfaces []string `json:"interfaces,omitempty"`
+	Protocol   string   `json:"protocol,omitempty"`
+	// Metadata is added to the payload's metadata, over what namecast
+	// writes (revision, storage type, endpoints).
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// Bounds on what an HTTP registration may carry: an instance's znode is
+// copied to every agent.
+const (
+	maxInstanceInterfaces = 256
+	maxInstanceMetadata   = 64
+	maxMetadataValue      = 4096
+)
+
+func (r *InstanceRegistration) validate() error {
+	if err := checkName("app", r.App); err != nil {
+		return err
+	}
+	if r.Address == "" || len(r.Address) > 255 || strings.ContainsAny(r.Address, "/ ") {
+		return fmt.Errorf("address %q must be the instance's host or IP, 1-255 characters, no '/' or space", r.Address)
+	}
+	if r.Port < 1 || r.Port > 65535 {
+		return fmt.Errorf("port must be from 1 to 65535, got %d", r.Port)
+	}
+	if r.ID == "" {
+		r.ID = r.Address + ":" + strconv.Itoa(r.Port)
+	}
+	if len(r.ID) > 255 || r.ID == "." || r.ID == ".." || strings.ContainsAny(r.ID, "/") || hasControl(r.ID) {
+		return fmt.Errorf("id %q must be 1-255 characters, no '/' or control characters (default: address:port)", r.ID)
+	}
+	if r.Protocol == "" {
+		r.Protocol = "dubbo"
+	}
+	if err := checkName("protocol", r.Protocol); err != nil {
+		return err
+	}
+	if len(r.Interfaces) > maxInstanceInterfaces {
+		return fmt.Errorf("at most %d interfaces per instance, got %d", maxInstanceInterfaces, len(r.Interfaces))
+	}
+	for _, i := range r.Interfaces {
+		if err := checkURLComponent("interface", i); err != nil {
+			return err
+		}
+	}
+	if len(r.Metadata) > maxInstanceMetadata {
+		return fmt.Errorf("at most %d metadata entries, got %d", maxInstanceMetadata, len(r.Metadata))
+	}
+	for k, v := range r.Metadata {
+		if k == "" || len(k) > 255 || len(v) > maxMetadataValue {
+			return fmt.Errorf("metadata %q: keys 1-255 characters, values at most %d", k, maxMetadataValue)
+		}
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// RegisterInstance registers an instance on this agent: it is this
+// agent's record, withdrawn when the TTL runs out (0: as long as the
+// agent), on UnregisterInstance, or when the agent dies. Registering it
+// again renews the TTL and, if anything changed, replaces it.
+func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (routes.Instance, error) {
+	if err := reg.validate(); err != nil {
+		return routes.Instance{}, err
+	}
+	md := map[string]string{}
+	if len(reg.Interfaces) > 0 {
+		meta, rev := metadataInfo(reg)
+		md[routes.MetadataRevisionKey] = rev
+		md["dubbo.metadata.storage-type"] = "remote"
+		md["dubbo.endpoints"] = fmt.Sprintf(`[{"port":%d,"protocol":%q}]`, reg.Port, reg.Protocol)
+		a.publishAppRules(reg, meta, rev)
+	}
+	for k, v := range reg.Metadata {
+		md[k] = v
+	}
+	path := routes.InstancePath(reg.App, reg.ID)
+	key := routes.ZnodeKey(path, "")
+	owner := zookeeper.OriginOwner(a.table.Local())
+
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	now := time.Now().UnixMilli()
+	z := routes.Znode{Path: path, Ctime: now, Mtime: now, Owner: owner}
+	if old, ok := a.localRecord(key); ok && old.Znode != nil {
+		if old.Znode.Owner != owner {
+			return routes.Instance{}, fmt.Errorf("instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
+		}
+		z.Ctime, z.Version = old.Znode.Ctime, old.Znode.Version
+		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, z.Ctime)
+		if string(z.Data) == string(old.Znode.Data) {
+			z = *old.Znode // unchanged: a renewal, the record as it is
+		} else {
+			z.Version++
+		}
+	} else {
+		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, now)
+	}
+	if z.Stamp == 0 {
+		z.Stamp = a.table.Stamp() // a new write: later than every record of the path seen
+	}
+	a.apply([]routes.Record{{Znode: &z}}, nil)
+	a.holdHTTP(key, nil, ttl)
+	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
+		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: a.table.Local(), Registered: z.Ctime}
+	return in, nil
+}
+
+// UnregisterInstance withdraws an instance registered on this agent over
+// HTTP; false when there is none. The mapping and metadata stay, as
+// Dubbo's do: other instances may share them.
+func (a *Agent) UnregisterInstance(app, id string) (bool, error) {
+	if err := checkName("app", app); err != nil {
+		return false, err
+	}
+	key := routes.ZnodeKey(routes.InstancePath(app, id), "")
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	old, ok := a.localRecord(key)
+	if !ok || old.Znode == nil {
+		return false, nil
+	}
+	if old.Znode.Owner != zookeeper.OriginOwner(a.table.Local()) {
+		return false, fmt.Errorf("instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
+	}
+	a.ttl.clear(key)
+	return a.withdrawLocked(key), nil
+}
+
+// metadataInfo is the application's MetadataInfo for reg (dubbo-go's
+// info.MetadataInfo JSON, which Java's reads too) and its revision: a hash
+// of the services, so instances exporting the same share one node.
+func metadataInfo(reg InstanceRegistration) ([]byte, string) {
+	type serviceInfo struct {
+		Name     string            `json:"name"`
+		Protocol string            `json:"protocol"`
+		Path     string            `json:"path"`
+		Params   map[string]string `json:"params"`
+	}
+	ifaces := append([]string(nil), reg.Interfaces...)
+	sort.Strings(ifaces)
+	services := map[string]serviceInfo{}
+	for _, i := range ifaces {
+		services[i+":"+reg.Protocol] = serviceInfo{Name: i, Protocol: reg.Protocol, Path: i,
+			Params: map[string]string{"interface": i, "side": "provider", "application": reg.App}}
+	}
+	sb, _ := json.Marshal(services)
+	sum := sha256.Sum256(append([]byte(reg.App+"\x00"), sb...))
+	rev := hex.EncodeToString(sum[:8])
+	b, _ := json.Marshal(struct {
+		App      string                 `json:"app"`
+		Revision string                 `json:"revision"`
+		Services map[string]serviceInfo `json:"services"`
+	}{reg.App, rev, services})
+	return b, rev
+}
+
+// publishAppRules writes the application's metadata node and adds it to
+// each interface's mapping (this agent's part of the set), where they are
+// not already so: cluster rules, as Dubbo's own are persistent znodes.
+func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev string) {
+	now := time.Now().UnixMilli()
+	var puts []routes.Record
+	mpath := routes.AppMetadataRoot + "/" + reg.App + "/" + rev
+	if len(a.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
+		puts = append(puts, routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}})
+	}
+	local := a.table.Local()
+	for _, iface := range reg.Interfaces {
+		path := routes.AppMappingRoot + "/" + iface
+		parts := a.table.RulesWithPrefix(routes.ZnodePartsPrefix(path))
+		named, version := false, int32(0)
+		var own *routes.Znode
+		for _, h := range parts {
+			z := h.Rec.Znode
+			version = max(version, z.Version)
+			if z.Part == local {
+				own = z
+			}
+			for _, n := range strings.Split(string(z.Data), ",") {
+				named = named || strings.TrimSpace(n) == reg.App
+			}
+		}
+		if named {
+			continue
+		}
+		data, ctime := reg.App, now
+		if own != nil && len(own.Data) > 0 {
+			data, ctime = string(own.Data)+","+reg.App, own.Ctime
+		}
+		if len(parts) == 0 {
+			version = -1 // a new node starts at version 0
+		}
+		puts = append(puts, routes.Record{Znode: &routes.Znode{Path: path, Part: local, Data: []byte(data),
+			Version: version + 1, Ctime: ctime, Mtime: now}})
+	}
+	if len(puts) > 0 {
+		a.applyRules(puts, nil)
+	}
+}
