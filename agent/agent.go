@@ -31,6 +31,7 @@ type Agent struct {
 	table  *routes.Table
 	ttl    *ttls
 	leases *lease.Store // doors' holds on our records, kept across restarts
+	rules  rulesStore   // the bound on rules and their log in the data dir
 	regMu  sync.Mutex   // serialises read-modify-write of our own records
 	// globalWatches makes every blocking query wait on the table's global
 	// index, as before per-view indexes: benchmarks compare the two.
@@ -88,6 +89,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if a.dirLock, err = a.lockDataDir(); err != nil {
 		return err
 	}
+	if a.cfg.DataDir != "" {
+		removeTemps(a.cfg.DataDir)
+	}
 	var rejoin []string // the previous run's members, when nothing else says whom to join
 	if len(a.cfg.Join) == 0 {
 		rejoin = a.snapshotAddrs()
@@ -98,7 +102,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
-	a.loadRules()
+	if err := a.loadRules(); err != nil {
+		return err
+	}
 	a.ttl = newTTLs()
 	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
 	restored := a.leases.Restore()
@@ -269,6 +275,7 @@ func (a *Agent) Shutdown() error {
 		}
 		err = errors.Join(err, a.stopRocketMQ(), a.stopZooKeeper())
 		a.wg.Wait()
+		a.closeRules()
 		if a.gossip != nil {
 			err = errors.Join(err, a.gossip.Shutdown())
 		}

@@ -82,6 +82,13 @@ type Config struct {
 	// the registrations this agent carries survive a restart without a gap
 	// on any other agent (package agent/lease).
 	DataDir string `json:"data_dir"`
+	// RulesLimit bounds the cluster-scoped rules (persistent URLs,
+	// persistent znodes, KV config) this agent's doors accept, in bytes of
+	// keys and contents in all; 0 means DefaultRulesLimit (32 MiB). Every
+	// agent holds every rule in memory and in its data dir, so a bound
+	// too high lets one client fill every agent; a write past it fails
+	// through its door and changes nothing.
+	RulesLimit int `json:"rules_limit"`
 	// LeaveOnTerminate makes SIGTERM leave the cluster (withdraw every
 	// route now, forget the saved registrations) instead of stopping for
 	// a restart. Without a data dir SIGTERM always leaves: there is
@@ -184,6 +191,9 @@ func (c *Config) validate() error {
 		if _, err := memlimit.Parse(c.MemoryLimit); err != nil {
 			return err
 		}
+	}
+	if c.RulesLimit < 0 {
+		return fmt.Errorf("rules_limit %d must not be negative (0: the default, %d)", c.RulesLimit, DefaultRulesLimit)
 	}
 	if c.ZooKeeperGrace < 0 {
 		return fmt.Errorf("--zookeeper-grace %v must not be negative", time.Duration(c.ZooKeeperGrace))

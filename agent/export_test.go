@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"log/slog"
+	"os"
+
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
@@ -16,3 +19,31 @@ func TTLCount(a *Agent) int {
 // SavedLeases reads what a restart with data dir dir would restore: the
 // records of every saved lease, by lease id.
 func SavedLeases(dir string) (map[string][]routes.Record, error) { return lease.SavedRecords(dir) }
+
+// SavedRules reads what a restart with data dir dir would restore of the
+// cluster-scoped rules (rules.json, then rules.log), by key.
+func SavedRules(dir string) (map[string]routes.Record, error) {
+	a := &Agent{cfg: Config{DataDir: dir}, log: slog.New(slog.DiscardHandler), table: routes.NewTable("reader", 1)}
+	if err := a.readRules(false); err != nil {
+		return nil, err
+	}
+	out := map[string]routes.Record{}
+	for _, r := range a.table.Rules() {
+		out[r.Key] = r.Record
+	}
+	return out, nil
+}
+
+// BreakRulesLog makes every later rule write fail to save, as a full disk
+// would.
+func BreakRulesLog(a *Agent) {
+	l := a.rules.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, err := os.Open(l.path) // read-only: writes fail
+	if err != nil {
+		panic(err)
+	}
+	l.f.Close()
+	l.f = f
+}

@@ -20,8 +20,10 @@ func (a *Agent) Apply(puts []routes.Record, deletes []string) bool {
 }
 
 // ApplyRules changes cluster-scoped records (rules, KV config) and gossips
-// the change.
-func (a *Agent) ApplyRules(puts []routes.Record, deletes []string) bool {
+// the change, once it is saved in the data dir; ok is false when nothing
+// changed. An error (the change would pass Config.RulesLimit, errors.Is
+// routes.ErrRulesFull; or it could not be saved) means nothing changed anywhere.
+func (a *Agent) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
 	return a.applyRules(puts, deletes)
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"net/http"
 )
 
@@ -18,7 +19,7 @@ func (a *Agent) putURL(r *http.Request) (any, error) {
 	}
 	u, err := a.RegisterURL(req.URL, ttl)
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
+		return nil, asHTTPError(err)
 	}
 	return map[string]string{"url": u.URL, "interface": u.Interface, "category": u.Category}, nil
 }
@@ -30,12 +31,21 @@ func (a *Agent) deleteURL(r *http.Request) (any, error) {
 	}
 	ok, err := a.UnregisterURL(raw)
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
+		return nil, asHTTPError(err)
 	}
 	if !ok {
 		return nil, errorf(http.StatusNotFound, "url %q is not registered on this agent", raw)
 	}
 	return map[string]bool{"deleted": true}, nil
+}
+
+// asHTTPError keeps an error's own status (storage: 503, 507), else 400.
+func asHTTPError(err error) error {
+	var he *httpError
+	if errors.As(err, &he) {
+		return err
+	}
+	return errorf(http.StatusBadRequest, "%v", err)
 }
 
 func (a *Agent) getServices(r *http.Request) (any, error) {

@@ -234,6 +234,8 @@ func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev strin
 			Version: version + 1, Ctime: ctime, Mtime: now}})
 	}
 	if len(puts) > 0 {
-		a.applyRules(puts, nil)
+		if _, err := a.applyRules(puts, nil); err != nil {
+			a.log.Error("writing the application's metadata and mapping rules failed", "app", reg.App, "err", err)
+		}
 	}
 }

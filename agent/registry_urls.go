@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -25,7 +27,9 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 		if ttl > 0 {
 			return routes.URL{}, fmt.Errorf("ttl does not apply to a persistent (dynamic=false) URL: it lives until deleted")
 		}
-		a.applyRules([]routes.Record{{URL: &rec}}, nil)
+		if _, err := a.applyRules([]routes.Record{{URL: &rec}}, nil); err != nil {
+			return routes.URL{}, storeError(err)
+		}
 		return rec, nil
 	}
 	a.regMu.Lock()
@@ -45,7 +49,8 @@ func (a *Agent) UnregisterURL(raw string) (bool, error) {
 	}
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
 	if !dynamic {
-		return a.applyRules(nil, []string{key}), nil
+		ok, err := a.applyRules(nil, []string{key})
+		return ok, storeError(err)
 	}
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
@@ -75,6 +80,18 @@ func urlRecord(raw string) (routes.URL, bool, error) {
 	return rec, u.Dynamic(), nil
 }
 
+// storeError gives a rule write's failure the HTTP status it answers as:
+// 507 past the rules limit, 503 when the data dir could not save it.
+func storeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, routes.ErrRulesFull):
+		return errorf(http.StatusInsufficientStorage, "%v", err)
+	}
+	return errorf(http.StatusServiceUnavailable, "%v", err)
+}
+
 // ruleSyncWait bounds how long a rule write waits for this agent's first
 // sync with the cluster. Rules are ordered by a hybrid logical clock
 // (routes/hlc.go): once synced, the agent has seen every rule's time and
@@ -82,16 +99,6 @@ func urlRecord(raw string) (routes.URL, bool, error) {
 // its wall clock lifts it above them. Past the wait (peers unreachable)
 // the write goes ahead on the wall clock rather than fail.
 const ruleSyncWait = 5 * time.Second
-
-// applyRules writes cluster-scoped rules and gossips the change.
-func (a *Agent) applyRules(puts []routes.Record, deletes []string) bool {
-	a.awaitSync(ruleSyncWait)
-	d, ok := a.table.ApplyRules(puts, deletes)
-	if ok {
-		a.gossip.Publish(d)
-	}
-	return ok
-}
 
 // awaitSync waits until the agent is ready (its first sync is done), at
 // most limit, or until it stops.

@@ -3,53 +3,191 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/namecast/namecast/routes"
 )
 
-// rulesFile keeps the cluster-scoped rules in the data dir, so they survive
-// a restart of every agent at once.
-const rulesFile = "rules.json"
+// Cluster-scoped rules (Dubbo's persistent URLs, persistent znodes, KV
+// config) in the data dir: rules.json is a snapshot of every rule this
+// agent holds (its own writes and its peers'), rules.log the deltas this
+// agent's doors wrote since that snapshot. A write through a door is
+// prepared (stamped), appended to the log and fsynced (writers share
+// fsyncs), and only then applied and gossiped, so the answer never
+// precedes the disk, and a write that cannot be saved changes nothing
+// anywhere. Rules learnt from peers reach rules.json with the next
+// snapshot (at most a second later): a peer that acknowledged them holds
+// them on its own disk. Each snapshot also cuts the log down to the
+// entries it does not cover.
+//
+// Replaying is order-free: rules resolve last-writer-wins by their
+// stamps, so the snapshot, then every valid line of the log, rebuild what
+// was acknowledged; a damaged line is skipped without losing the ones
+// after it.
+const (
+	rulesFile    = "rules.json"
+	rulesLogFile = "rules.log"
+)
 
-// loadRules merges the rules saved by the previous run. A corrupt file is
-// set aside and reported; peers will supply what it held.
-func (a *Agent) loadRules() {
-	if a.cfg.DataDir == "" {
-		return
-	}
-	path := filepath.Join(a.cfg.DataDir, rulesFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	var snap routes.Snapshot
-	if err == nil {
-		err = json.Unmarshal(b, &snap)
-	}
-	if err != nil || snap.Origin != routes.RulesOrigin {
-		a.log.Warn("saved rules are unreadable; setting the file aside", "path", path, "err", err)
-		_ = os.Rename(path, path+".corrupt")
-		return
-	}
-	snap.Authoritative = false
-	res := a.table.Merge(snap)
-	a.log.Info("loaded saved rules", "rules", res.Applied)
+// DefaultRulesLimit bounds the rules an agent's doors accept in all (see
+// Config.RulesLimit).
+const DefaultRulesLimit = 32 << 20
+
+// rulesStore is the agent's side of rule writes: their bound, and with a
+// data dir their log.
+type rulesStore struct {
+	mu      sync.Mutex // orders prepare+append; guards pending
+	pending int        // bytes of writes appended, not yet applied
+	log     *appendLog // nil without a data dir
 }
 
-// rulesLoop saves the rules whenever they change (at most once a second)
-// and collects old rule tombstones now and then.
+// loadRules merges the rules saved by the previous run: the snapshot,
+// then the log. A damaged snapshot is set aside (a copy kept under a new
+// name) and the log still read; damaged log lines are skipped and the log
+// copied aside. Then it writes a fresh snapshot and an empty log, and
+// opens the log for this run's writes.
+func (a *Agent) loadRules() error {
+	if a.cfg.DataDir == "" {
+		return nil
+	}
+	if err := a.readRules(true); err != nil {
+		return err
+	}
+	var err error
+	logPath := filepath.Join(a.cfg.DataDir, rulesLogFile)
+	if a.rules.log, err = openAppendLog(logPath); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	if err := a.snapshotRules(); err != nil {
+		a.log.Error("writing the rules snapshot failed; the log keeps them", "err", err)
+	}
+	return nil
+}
+
+// readRules merges the saved rules into the table; with setAside it also
+// sets damaged files aside (copies them, for the log).
+func (a *Agent) readRules(setAsides bool) error {
+	path := filepath.Join(a.cfg.DataDir, rulesFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		var snap routes.Snapshot
+		err = json.Unmarshal(b, &snap)
+		if err == nil && snap.Origin != routes.RulesOrigin {
+			err = fmt.Errorf("origin %q, not %q", snap.Origin, routes.RulesOrigin)
+		}
+		if err == nil {
+			snap.Authoritative = false
+			res := a.table.Merge(snap)
+			a.log.Info("loaded saved rules", "rules", res.Applied)
+		} else {
+			aside := ""
+			if setAsides {
+				aside, _ = setAside(path)
+			}
+			a.log.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	logPath := filepath.Join(a.cfg.DataDir, rulesLogFile)
+	entries, damaged, err := readLog(logPath)
+	if err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	applied := 0
+	for _, p := range entries {
+		var d routes.Delta
+		if json.Unmarshal(p, &d) != nil || d.Origin != routes.RulesOrigin {
+			damaged++
+			continue
+		}
+		applied += a.table.Apply(d).Applied
+	}
+	if damaged > 0 && setAsides {
+		aside, _ := copyAside(logPath)
+		a.log.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", aside)
+	}
+	if len(entries) > 0 {
+		a.log.Info("replayed the rules log", "entries", len(entries), "applied", applied)
+	}
+	return nil
+}
+
+// applyRules writes cluster-scoped rules and gossips the change, once it
+// is within the bound and, with a data dir, on disk. ok false: nothing
+// to change.
+func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error) {
+	a.awaitSync(ruleSyncWait)
+	s := &a.rules
+	s.mu.Lock()
+	d, ok := a.table.PrepareRules(puts, deletes)
+	if !ok {
+		s.mu.Unlock()
+		return false, nil
+	}
+	total, replaced := a.table.RulesSize(d)
+	added := 0
+	for _, op := range d.Ops {
+		if op.Rec != nil {
+			added += routes.RuleSize(op.Key, *op.Rec)
+		}
+	}
+	limit := a.cfg.RulesLimit
+	if limit <= 0 {
+		limit = DefaultRulesLimit
+	}
+	if grown := total + s.pending - replaced + added; added > replaced && grown > limit {
+		s.mu.Unlock()
+		return false, fmt.Errorf("%w: this write would take the cluster's rules (persistent URLs, persistent znodes, KV config) to %d bytes, over the %d-byte limit; delete rules no longer used, or raise rules_limit on every agent", routes.ErrRulesFull, grown, limit)
+	}
+	if s.log == nil {
+		s.mu.Unlock()
+		a.table.Apply(d)
+		a.gossip.Publish(d)
+		return true, nil
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		s.mu.Unlock()
+		return false, err
+	}
+	seq, start, err := s.log.write(b)
+	if err != nil {
+		s.mu.Unlock()
+		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
+	}
+	s.pending += added
+	s.mu.Unlock()
+	err = s.log.wait(seq)
+	if err == nil {
+		a.table.Apply(d)
+	}
+	s.log.done(start)
+	s.mu.Lock()
+	s.pending -= added
+	s.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
+	}
+	a.gossip.Publish(d)
+	return true, nil
+}
+
+// rulesLoop snapshots the rules whenever they change (at most once a
+// second) and collects old rule tombstones now and then.
 func (a *Agent) rulesLoop() {
 	var saved routes.DigestEntry
 	lastGC := time.Now()
 	for {
 		idx := a.table.Index()
-		if a.cfg.DataDir != "" {
+		if a.rules.log != nil {
 			if e := a.table.Digest()[routes.RulesOrigin]; e != saved {
-				if err := a.saveRules(); err != nil {
+				if err := a.snapshotRules(); err != nil {
 					a.log.Error("saving rules to the data dir failed", "err", err)
 				} else {
 					saved = e
@@ -71,11 +209,25 @@ func (a *Agent) rulesLoop() {
 	}
 }
 
-func (a *Agent) saveRules() error {
+// snapshotRules writes rules.json from the table, then cuts the log to
+// the entries the snapshot may not hold: those from the oldest one not
+// yet applied when the snapshot was taken.
+func (a *Agent) snapshotRules() error {
+	from := a.rules.log.mark()
 	snap, _ := a.table.Snapshot(routes.RulesOrigin)
 	b, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(a.cfg.DataDir, rulesFile), b)
+	if err := writeFileAtomic(filepath.Join(a.cfg.DataDir, rulesFile), b); err != nil {
+		return err
+	}
+	return a.rules.log.Compact(from)
+}
+
+// closeRules closes the rules log at shutdown, once no door writes.
+func (a *Agent) closeRules() {
+	if a.rules.log != nil {
+		_ = a.rules.log.Close()
+	}
 }

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,77 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 		t.watch.bump()
 	}
 	return d, len(d.Ops) > 0
+}
+
+// PrepareRules is ApplyRules without the applying: the delta ApplyRules
+// would make, stamped with fresh rule times, for the caller to save before
+// it applies it with Apply (last writer wins, so a write that lands in
+// between from a peer is ordered as it would have been). Nothing in the
+// table changes but the rule clock.
+func (t *Table) PrepareRules(puts []Record, deletes []string) (d Delta, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.origins[RulesOrigin]
+	writer := t.local + "@" + strconv.FormatUint(t.origins[t.local].inc, 10)
+	d = Delta{Origin: RulesOrigin}
+	for _, r := range puts {
+		key := r.Key()
+		if key == "" {
+			continue
+		}
+		if e, ok := st.live.get(key); ok && e.equal(r) {
+			continue
+		}
+		rec := r.clone()
+		d.Ops = append(d.Ops, Op{Key: key, Seq: t.nextRuleTime(), Rec: &rec, Writer: writer})
+	}
+	for _, key := range deletes {
+		if _, ok := st.live.get(key); !ok {
+			continue
+		}
+		d.Ops = append(d.Ops, Op{Key: key, Seq: t.nextRuleTime(), Writer: writer})
+	}
+	return d, len(d.Ops) > 0
+}
+
+// RulesSize is the size of every live rule as RuleSize counts it, and the
+// size of the rules at d's keys (what d would replace).
+func (t *Table) RulesSize(d Delta) (total, replaced int) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	st := t.origins[RulesOrigin]
+	for k, e := range st.live.all() {
+		total += RuleSize(k, e.record())
+	}
+	for _, op := range d.Ops {
+		if e, ok := st.live.get(op.Key); ok {
+			replaced += RuleSize(op.Key, e.record())
+		}
+	}
+	return total, replaced
+}
+
+// ErrRulesFull is the error of a rule write refused because the rules
+// would pass the agent's bound on them (doors tell it apart: ZooKeeper
+// answers QUOTAEXCEEDED).
+var ErrRulesFull = errors.New("rules limit reached")
+
+// RuleSize is what holding one rule costs, as the bound on rules counts
+// it: its key (which holds a URL's text, a KV entry's namespace and key,
+// a znode's path), the content the key does not hold, and 64 for the
+// rest.
+func RuleSize(key string, r Record) int {
+	n := 64 + len(key)
+	if kv := r.KV; kv != nil {
+		n += len(kv.Value)
+	}
+	if z := r.Znode; z != nil {
+		n += len(z.Data)
+	}
+	if m := r.Mapping; m != nil {
+		n += len(m.Bname) + len(m.Scope) + len(m.IDs)
+	}
+	return n
 }
 
 // Rule returns the live rule at key.

@@ -1,6 +1,7 @@
 package rocketmq
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
@@ -35,6 +36,15 @@ func nsMarker(ns string) routes.Record {
 	return routes.Record{KV: &routes.KV{Namespace: kvNamespacesNS, Key: ns}}
 }
 
+// Bounds of one KV entry, as the HTTP API bounds a request body: every
+// agent keeps every entry in memory and in its data dir, so what one
+// client may store must be bounded (Java bounds them only by its 16 MiB
+// frame). The agent also bounds all rules together (Config.RulesLimit).
+const (
+	maxKVKey   = 4 << 10
+	maxKVValue = 1 << 20
+)
+
 // kvArgs checks the namespace and key every KV request carries. Namespaces
 // starting with '~' are namecast's own (commands).
 func kvArgs(req *remoting.Command, rep *reply, write bool) (ns, key string, ok bool) {
@@ -66,7 +76,21 @@ func (s *Server) putKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 		rep.fail(remoting.SystemError, `key "" is not usable: namecast cannot store an empty KV key`)
 		return
 	}
-	s.reg.ApplyRules([]routes.Record{nsMarker(ns), {KV: &routes.KV{Namespace: ns, Key: key, Value: req.ExtFields["value"]}}}, nil)
+	value := req.ExtFields["value"]
+	if len(key) > maxKVKey || len(value) > maxKVValue {
+		rep.fail(remoting.SystemError, fmt.Sprintf("KV entry too large: key %d bytes (at most %d), value %d bytes (at most %d)", len(key), maxKVKey, len(value), maxKVValue))
+		return
+	}
+	s.applyRules(rep, []routes.Record{nsMarker(ns), {KV: &routes.KV{Namespace: ns, Key: key, Value: value}}}, nil)
+}
+
+// applyRules writes rules for a request, answering SYSTEM_ERROR with the
+// reason when the agent refuses the write (the rules bound, a data dir
+// that cannot save it): nothing changed then.
+func (s *Server) applyRules(rep *reply, puts []routes.Record, deletes []string) {
+	if _, err := s.reg.ApplyRules(puts, deletes); err != nil {
+		rep.fail(remoting.SystemError, err.Error())
+	}
 }
 
 // getKVConfig is GET_KV_CONFIG (101): the value, or QUERY_NOT_FOUND.
@@ -94,7 +118,7 @@ func (s *Server) deleteKVConfig(_ *conn, req *remoting.Command, rep *reply) {
 	if _, known := s.kvNamespace(ns); known {
 		puts = append(puts, nsMarker(ns))
 	}
-	s.reg.ApplyRules(puts, []string{routes.KVKey(ns, key)})
+	s.applyRules(rep, puts, []string{routes.KVKey(ns, key)})
 }
 
 // getKVList is GET_KVLIST_BY_NAMESPACE (219).

@@ -29,6 +29,7 @@ type fakeRegistry struct {
 	beforeApply atomic.Pointer[func()]
 	leases      map[string]lease.Lease // guarded by mu
 	restored    []lease.Lease          // handed out once by RestoredLeases
+	rulesErr    error                  // guarded by mu: every ApplyRules fails with it
 }
 
 func newFakeCluster(names ...string) []*fakeRegistry {
@@ -65,16 +66,19 @@ func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	return ok
 }
 
-func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) bool {
+func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.rulesErr != nil {
+		return false, f.rulesErr
+	}
 	d, ok := f.table.ApplyRules(puts, deletes)
 	if ok {
 		for _, p := range f.peers {
 			p.table.Apply(d)
 		}
 	}
-	return ok
+	return ok, nil
 }
 
 func (f *fakeRegistry) LocalRecords(prefix string) []routes.Record {

@@ -25,7 +25,7 @@ type Registry interface {
 	// means nothing changed.
 	Apply(puts []routes.Record, deletes []string) bool
 	// ApplyRules changes cluster-scoped records (KV config, commands).
-	ApplyRules(puts []routes.Record, deletes []string) bool
+	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
 	// LocalRecords lists this agent's own records under a key prefix.
 	LocalRecords(prefix string) []routes.Record
 	// TopicRoute is a topic's route, brokers ordered nearest first.

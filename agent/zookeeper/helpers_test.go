@@ -17,6 +17,8 @@ type fakeRegistry struct {
 	t       *routes.Table
 	notYet  atomic.Bool // Ready false while set
 	applies atomic.Int64
+	// rulesErr, when set, fails every ApplyRules (a full disk).
+	rulesErr atomic.Pointer[error]
 }
 
 func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
@@ -25,9 +27,12 @@ func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	return ok
 }
 
-func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) bool {
+func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
+	if err := f.rulesErr.Load(); err != nil {
+		return false, *err
+	}
 	_, ok := f.t.ApplyRules(puts, deletes)
-	return ok
+	return ok, nil
 }
 
 func (f *fakeRegistry) Table() *routes.Table { return f.t }

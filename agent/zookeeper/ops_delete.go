@@ -81,8 +81,13 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	}
 	if len(rules) > 0 {
 		s.mu.Unlock()
-		s.reg.ApplyRules(nil, rules)
+		code := s.applyRules(nil, rules)
 		s.mu.Lock()
+		if code != zkwire.ErrOK {
+			s.syncDirtyLocked()
+			s.refresh(p)
+			return fail(code)
+		}
 	}
 	s.syncDirtyLocked()
 	s.refresh(p)
@@ -162,8 +167,9 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	s.mu.Unlock()
 	if ephemeral {
 		s.reg.Apply([]routes.Record{rec}, nil)
-	} else {
-		s.reg.ApplyRules([]routes.Record{rec}, nil)
+	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
+		s.mu.Lock()
+		return fail(code)
 	}
 	s.mu.Lock()
 	s.syncDirtyLocked()

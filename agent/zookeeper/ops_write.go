@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"errors"
 	"time"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
@@ -72,8 +73,9 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 	s.mu.Unlock()
 	if ephemeral {
 		s.reg.Apply([]routes.Record{rec}, nil)
-	} else {
-		s.reg.ApplyRules([]routes.Record{rec}, nil)
+	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
+		s.mu.Lock()
+		return fail(code)
 	}
 	s.mu.Lock()
 	if ephemeral && c.sess != nil && s.owners[key] == c.sess.id {
@@ -92,6 +94,23 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		c.reply(h.Xid, zkwire.ErrOK, &zkwire.Create2Response{Path: r.Path, Stat: n.stat()})
 	}
 	return zkwire.ErrOK
+}
+
+// applyRules writes persistent znodes through the agent, answering what
+// a refusal means to a client: QUOTAEXCEEDED past the agent's bound on
+// rules, SYSTEMERROR when its data dir could not save the change (then
+// nothing changed). s.mu not held.
+func (s *Server) applyRules(puts []routes.Record, deletes []string) int32 {
+	_, err := s.reg.ApplyRules(puts, deletes)
+	switch {
+	case err == nil:
+		return zkwire.ErrOK
+	case errors.Is(err, routes.ErrRulesFull):
+		s.log.Warn("persistent write refused", "err", err)
+		return zkwire.ErrQuotaExceeded
+	}
+	s.log.Error("persistent write refused", "err", err)
+	return zkwire.ErrSystem
 }
 
 // recordFor builds the record of a znode at tree path p, which the client

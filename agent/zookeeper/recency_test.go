@@ -23,10 +23,10 @@ func (l *linkedRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	return ok
 }
 
-func (l *linkedRegistry) ApplyRules(puts []routes.Record, deletes []string) bool {
+func (l *linkedRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
 	d, ok := l.t.ApplyRules(puts, deletes)
 	l.queue(d, ok)
-	return ok
+	return ok, nil
 }
 
 func (l *linkedRegistry) queue(d routes.Delta, ok bool) {

@@ -23,7 +23,7 @@ type Registry interface {
 	// the change.
 	Apply(puts []routes.Record, deletes []string) bool
 	// ApplyRules changes cluster-scoped records (persistent znodes).
-	ApplyRules(puts []routes.Record, deletes []string) bool
+	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
 	// Table is the replicated table: Holders, Keys, OnChange.
 	Table() *routes.Table
 	// Ready reports whether the first sync with the cluster is done.

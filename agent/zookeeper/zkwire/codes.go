@@ -53,6 +53,7 @@ const (
 	ErrSessionExpired          int32 = -112
 	ErrInvalidACL              int32 = -114
 	ErrNoWatcher               int32 = -121
+	ErrQuotaExceeded           int32 = -125
 )
 
 // Watcher event types and the one state the server sends.
@@ -110,6 +111,7 @@ var errNames = map[int32]string{
 	ErrBadArguments: "badarguments", ErrNoNode: "nonode", ErrBadVersion: "badversion",
 	ErrNoChildrenForEphemerals: "nochildrenforephemerals", ErrNodeExists: "nodeexists", ErrNotEmpty: "notempty",
 	ErrSessionExpired: "sessionexpired", ErrInvalidACL: "invalidacl", ErrNoWatcher: "nowatcher",
+	ErrQuotaExceeded: "quotaexceeded",
 }
 
 // ErrName names an error code for logs and metrics.

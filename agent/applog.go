@@ -1,0 +1,252 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// appendLog is a file of entries, one a line, each "crc32c-hex payload\n",
+// that a writer may count on once Append has returned: the entry is
+// written and fsynced. Concurrent writers share fsyncs (group commit): a
+// writer whose entry a running fsync does not cover waits for it, then
+// one of the waiters runs the next, covering every entry written
+// meanwhile.
+//
+// A failed write is cut off again (the file truncated to where the entry
+// began), so a later entry never lands behind half of one; if even that
+// fails, or an fsync fails (the kernel may then have dropped the dirty
+// pages, and a later fsync would report success for data it lost), the
+// log refuses every later entry until Reset replaces it.
+//
+// Reading (readLog) judges each line on its own: a damaged line is
+// skipped and counted, and the lines after it still count.
+type appendLog struct {
+	path string
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	f        *os.File
+	size     int64 // bytes written
+	written  uint64
+	synced   uint64
+	syncing  bool
+	broken   error // set on a failure that leaves the file uncertain
+	inflight map[int64]int
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// openAppendLog opens (creating) the log at path for appending. A last
+// line without its newline (a torn write) is closed with one first, so
+// it cannot swallow the next entry.
+func openAppendLog(path string) (*appendLog, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	size := st.Size()
+	if size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err == nil && last[0] != '\n' {
+			if _, err := f.WriteAt([]byte{'\n'}, size); err != nil {
+				f.Close()
+				return nil, err
+			}
+			size++
+		}
+	}
+	l := &appendLog{path: path, f: f, size: size, inflight: map[int64]int{}}
+	l.cond = sync.NewCond(&l.mu)
+	return l, nil
+}
+
+// encodeEntry is one line of the log.
+func encodeEntry(payload []byte) []byte {
+	var sum [4]byte
+	c := crc32.Checksum(payload, crcTable)
+	sum[0], sum[1], sum[2], sum[3] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
+	line := make([]byte, 0, 10+len(payload))
+	line = hex.AppendEncode(line, sum[:])
+	line = append(line, ' ')
+	line = append(line, payload...)
+	return append(line, '\n')
+}
+
+// write appends payload's line without waiting for it to be synced; it
+// returns the entry's sequence number for wait and its start offset,
+// which stays in flight (kept by Compact) until done is called.
+func (l *appendLog) write(payload []byte) (seq uint64, start int64, err error) {
+	if bytes.IndexByte(payload, '\n') >= 0 {
+		return 0, 0, errors.New("log entry holds a newline")
+	}
+	line := encodeEntry(payload)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.broken != nil {
+		return 0, 0, l.broken
+	}
+	start = l.size
+	if n, err := l.f.WriteAt(line, start); err != nil {
+		if n > 0 {
+			if terr := l.f.Truncate(start); terr != nil {
+				l.broken = fmt.Errorf("%s: a failed write could not be cut off (%v); no more entries until it is rewritten", l.path, terr)
+			}
+		}
+		return 0, 0, fmt.Errorf("%s: %w", l.path, err)
+	}
+	l.size += int64(len(line))
+	l.written++
+	l.inflight[start]++
+	return l.written, start, nil
+}
+
+// wait returns once entry seq is fsynced, running the fsync itself when
+// none that covers it is under way.
+func (l *appendLog) wait(seq uint64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.synced < seq {
+		if l.broken != nil {
+			return l.broken
+		}
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		l.syncing = true
+		target, f := l.written, l.f
+		l.mu.Unlock()
+		err := f.Sync()
+		l.mu.Lock()
+		l.syncing = false
+		if err != nil && l.f == f {
+			l.broken = fmt.Errorf("%s: fsync failed (%v); no more entries until it is rewritten", l.path, err)
+		} else if err == nil && l.f == f {
+			l.synced = max(l.synced, target)
+		}
+		l.cond.Broadcast()
+	}
+	return nil
+}
+
+// done ends the entry at start's time in flight.
+func (l *appendLog) done(start int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inflight[start]--; l.inflight[start] <= 0 {
+		delete(l.inflight, start)
+	}
+}
+
+// Append writes payload and waits until it is on disk.
+func (l *appendLog) Append(payload []byte) error {
+	seq, start, err := l.write(payload)
+	if err != nil {
+		return err
+	}
+	defer l.done(start)
+	return l.wait(seq)
+}
+
+// mark is where the entries not yet covered by a snapshot begin: the
+// oldest entry still in flight (written, perhaps not yet applied), or the
+// end of the log.
+func (l *appendLog) mark() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.size
+	for off := range l.inflight {
+		m = min(m, off)
+	}
+	return m
+}
+
+// Compact replaces the log by its entries from offset from on (those a
+// snapshot just written does not cover), synced, and clears a broken log.
+func (l *appendLog) Compact(from int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.syncing {
+		l.cond.Wait()
+	}
+	tail := make([]byte, l.size-from)
+	if _, err := l.f.ReadAt(tail, from); err != nil {
+		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	if err := writeFileAtomic(l.path, tail); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_RDWR, 0o600)
+	if err != nil {
+		l.broken = fmt.Errorf("%s: reopening after compaction: %w", l.path, err)
+		return l.broken
+	}
+	l.f.Close()
+	l.f, l.size, l.broken = f, int64(len(tail)), nil
+	l.synced = l.written // the rewrite was synced
+	moved := map[int64]int{}
+	for off, n := range l.inflight {
+		moved[max(off-from, 0)] += n
+	}
+	l.inflight = moved
+	l.cond.Broadcast()
+	return nil
+}
+
+func (l *appendLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.syncing {
+		l.cond.Wait()
+	}
+	l.broken = errors.New(l.path + ": closed")
+	return l.f.Close()
+}
+
+// readLog returns the payloads of the valid lines of the log at path, in
+// order, and how many lines were damaged (a bad checksum or form). A
+// missing file has no entries.
+func readLog(path string) (payloads [][]byte, damaged int, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if len(line) == 0 {
+			continue
+		}
+		if p, ok := decodeEntry(line); ok {
+			payloads = append(payloads, p)
+		} else {
+			damaged++
+		}
+	}
+	return payloads, damaged, nil
+}
+
+func decodeEntry(line []byte) ([]byte, bool) {
+	if len(line) < 9 || line[8] != ' ' {
+		return nil, false
+	}
+	var sum [4]byte
+	if _, err := hex.Decode(sum[:], line[:8]); err != nil {
+		return nil, false
+	}
+	p := line[9:]
+	c := crc32.Checksum(p, crcTable)
+	return p, sum == [4]byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)}
+}
