@@ -21,7 +21,7 @@ import (
 // memberlist's verdict. P6's crash row compares namecast with Serf, whose
 // member-failed event is raised in the same callback; a delay of ours
 // would show there as namecast's "first suspicion → gone everywhere"
-// growing past Serf's (docs/performance.md, P6), and here first.
+// growing past Serf's (docs/bench/history.md, P6), and here first.
 func TestCrashedMembersRoutesGoWhenItIsDeclaredDead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := withdrawAfter(t, 4, func(_ *gossiptest.Network, victim *Gossip) { _ = victim.Shutdown() })

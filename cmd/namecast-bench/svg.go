@@ -104,14 +104,24 @@ func p1Chart(figs []bench.Figure) *chart {
 	return c
 }
 
+// cdf is the step function of sorted samples; past cdfPoints samples it
+// steps at evenly spaced ranks only (the first and last kept), which
+// keeps a plot of thousands of deliveries small and looks the same.
 func cdf(sorted []float64) [][2]float64 {
-	pts := make([][2]float64, 0, 2*len(sorted))
-	n := float64(len(sorted))
-	for i, v := range sorted {
-		pts = append(pts, [2]float64{v, float64(i) / n}, [2]float64{v, float64(i+1) / n})
+	n := len(sorted)
+	step := max(1, n/cdfPoints)
+	pts := make([][2]float64, 0, 2*(n/step+2))
+	for i := 0; i < n; i += step {
+		j := min(i+step, n) - 1 // the last sample of this step
+		if i+step >= n {
+			j = n - 1
+		}
+		pts = append(pts, [2]float64{sorted[j], float64(i) / float64(n)}, [2]float64{sorted[j], float64(j+1) / float64(n)})
 	}
 	return pts
 }
+
+const cdfPoints = 400
 
 // p2Chart: one row per case and metric, each system's trials as dots (or,
 // from a report without samples, its p50, p99 and max).
@@ -131,6 +141,7 @@ func p2Chart(figs []bench.Figure) *chart {
 			vals := sys.st.Samples
 			if len(vals) == 0 {
 				vals = []float64{sys.st.P50, sys.st.P99, sys.st.Max}
+				c.title = strings.Replace(c.title, "(each trial)", "(p50, p99 and max of the trials)", 1)
 			}
 			y := float64(len(c.rowLabels))
 			var pts [][2]float64
@@ -314,7 +325,7 @@ func (c *chart) draw(out io.Writer, x0, y0, w, h float64, panel bool) {
 	}
 }
 
-const legendEntryW = 150.0
+const legendEntryW = 185.0
 
 // legend lays out each series name once, in rows from (x, y) no wider
 // than w, and returns how many rows it took.

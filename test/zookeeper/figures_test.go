@@ -18,7 +18,7 @@ import (
 
 // The figures, agents side by side with a real ZooKeeper 3.8 in
 // the same run. Not part of the suite: run it alone, on a quiet machine
-// (docs/performance.md, "The ZooKeeper door", has the figures and P1 of
+// (docs/bench/history.md, "The ZooKeeper door", has the figures and P1 of
 // the same sizes, which the register-to-watch figure is compared with),
 //
 //	go test -run TestFigures -figures -v -timeout 60m .
