@@ -64,6 +64,11 @@ type Config struct {
 	// them no gap; the price is a real unregister reaching them that much
 	// later. Default 500ms (config file only).
 	ZooKeeperDeleteHold Duration `json:"zookeeper_delete_hold"`
+	// ZooKeeperMaxClientConns bounds the ZooKeeper connections open at once
+	// from one client IP (ZooKeeper's maxClientCnxns); 0: its default, 60.
+	// Every client on this host shares 127.0.0.1, so a host with more
+	// ZooKeeper clients needs more; negative: no bound.
+	ZooKeeperMaxClientConns int `json:"zookeeper_max_client_conns"`
 	// Join lists members to join at start (failure is fatal); RetryJoin
 	// lists members to keep trying, with backoff, until one answers.
 	Join      []string `json:"join"`

@@ -16,13 +16,14 @@ func (a *Agent) startZooKeeper() error {
 		return nil
 	}
 	srv, err := zookeeper.NewServer(zookeeper.Config{
-		Addr:       addr,
-		Grace:      time.Duration(a.cfg.ZooKeeperGrace),
-		DeleteHold: time.Duration(a.cfg.ZooKeeperDeleteHold),
-		Registry:   a,
-		ReadyWait:  readyAfter,
-		Logger:     a.cfg.Logger.With("node", a.cfg.NodeName),
-		Metrics:    a.metrics,
+		Addr:           addr,
+		Grace:          time.Duration(a.cfg.ZooKeeperGrace),
+		DeleteHold:     time.Duration(a.cfg.ZooKeeperDeleteHold),
+		MaxClientConns: a.cfg.ZooKeeperMaxClientConns,
+		Registry:       a,
+		ReadyWait:      readyAfter,
+		Logger:         a.cfg.Logger.With("node", a.cfg.NodeName),
+		Metrics:        a.metrics,
 	})
 	if err != nil {
 		return err

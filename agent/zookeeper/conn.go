@@ -29,6 +29,7 @@ type conn struct {
 	nc     net.Conn
 	br     reader // reader goroutine only
 	remote string
+	ip     string // the client's IP, for MaxClientConns
 
 	// Guarded by s.mu.
 	sess    *session
@@ -58,6 +59,10 @@ type conn struct {
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, remote: nc.RemoteAddr().String(),
 		watches: map[watchKey]struct{}{}, drained: make(chan struct{}, 1)}
+	c.ip = c.remote
+	if host, _, err := net.SplitHostPort(c.remote); err == nil {
+		c.ip = host
+	}
 	c.br.init(nc)
 	return c
 }

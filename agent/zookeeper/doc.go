@@ -88,6 +88,9 @@
 //
 // # Limits and bad input
 //
+// More than MaxClientConns connections from one client IP (60, ZooKeeper's
+// maxClientCnxns) are closed before their handshake is read.
+//
 // Frames above 1 MiB (jute.maxbuffer) close the connection before anything
 // is allocated for them; malformed records answer MARSHALLINGERROR, unknown
 // opcodes UNIMPLEMENTED, invalid paths BADARGUMENTS, and the connection

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -38,6 +39,7 @@ const (
 	DefaultDeleteHold        = 500 * time.Millisecond
 	DefaultReadyWait         = 30 * time.Second
 	DefaultMaxSessions       = 10000
+	DefaultMaxClientConns    = 60
 	DefaultMaxWatches        = 1000000
 	DefaultWriteTimeout      = 10 * time.Second
 )
@@ -66,6 +68,13 @@ type Config struct {
 	// watches; past them connections and watch requests are refused with a
 	// log line naming the limit.
 	MaxSessions, MaxWatches int
+	// MaxClientConns bounds the connections open at once from one client
+	// IP, as ZooKeeper's maxClientCnxns (default 60) does: past it a new
+	// connection is closed before its handshake is read, so one process
+	// cannot make the agent hold thousands of half-open handshakes. Every
+	// client on this host shares 127.0.0.1: raise it for hosts with more
+	// than 60 ZooKeeper clients. Negative: no bound.
+	MaxClientConns int
 	// WriteTimeout bounds one write to a client.
 	WriteTimeout time.Duration
 	// Registry is the agent: required.
@@ -98,6 +107,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxClientConns == 0 {
+		c.MaxClientConns = DefaultMaxClientConns
 	}
 	if c.MaxWatches <= 0 {
 		c.MaxWatches = DefaultMaxWatches
@@ -136,11 +148,26 @@ type Server struct {
 	owners   map[string]int64       // ephemeral record key -> owning local session
 	hidden   map[string]*heldDelete // local deletes not yet gossiped (DeleteHold)
 	conns    map[*conn]struct{}
+	perIP    map[string]int // open connections by client IP
 	zxid     int64
 	closed   bool
 
 	dirty dirtySet
 	stats stats
+
+	warnRefused     atomic.Int64 // connections closed for MaxClientConns
+	lastRefusedWarn atomic.Int64 // unix ms of the last log line about them
+}
+
+// untrack forgets a closed connection. s.mu held.
+func (s *Server) untrack(c *conn) {
+	if _, ok := s.conns[c]; !ok {
+		return
+	}
+	delete(s.conns, c)
+	if s.perIP[c.ip]--; s.perIP[c.ip] <= 0 {
+		delete(s.perIP, c.ip)
+	}
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -154,7 +181,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log: cfg.Logger.With("component", "zookeeper"),
 		ctx: ctx, cancel: cancel,
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
-		conns: map[*conn]struct{}{},
+		conns: map[*conn]struct{}{}, perIP: map[string]int{},
 	}
 	s.local = s.table.Local()
 	s.holder, _ = cfg.Registry.(lease.Holder)
@@ -249,6 +276,16 @@ func (s *Server) acceptLoop() {
 		if s.closed {
 			return false
 		}
+		if max := s.cfg.MaxClientConns; max > 0 && s.perIP[c.ip] >= max {
+			nc.Close()
+			if s.warnRefused.Add(1) == 1 || time.Since(time.UnixMilli(s.lastRefusedWarn.Load())) > 10*time.Second {
+				s.lastRefusedWarn.Store(time.Now().UnixMilli())
+				s.log.Warn("too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)",
+					"ip", c.ip, "max", max, "refused_so_far", s.warnRefused.Load())
+			}
+			return true
+		}
+		s.perIP[c.ip]++
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
 		go func() {

@@ -108,7 +108,7 @@ func (s *Server) newSessionID() int64 {
 func (s *Server) connClosed(c *conn, err error) {
 	c.logEnd(err)
 	s.mu.Lock()
-	delete(s.conns, c)
+	s.untrack(c)
 	s.dropWatches(c)
 	ss := c.sess
 	c.sess = nil
