@@ -19,7 +19,8 @@ import (
 // through ZooKeeper (docs/protocols/dubbo-apps.md): its
 // /services/{app}/{id} znode holding Curator's ServiceInstance JSON, and,
 // when it names interfaces, their /dubbo/mapping/{interface} entries and
-// the application's MetadataInfo at /dubbo/metadata/{app}/{revision}, with
+// the application's MetadataInfo at /dubbo/metadata/{app}/{revision} (and
+// /dubbo/{app}/{revision}, where dubbo-go looks for it), with
 // dubbo.metadata.storage-type=remote so that a consumer reads the
 // interfaces from there instead of asking the instance's MetadataService.
 type InstanceRegistration struct {
@@ -200,9 +201,13 @@ func metadataInfo(reg InstanceRegistration) ([]byte, string) {
 func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev string) {
 	now := time.Now().UnixMilli()
 	var puts []routes.Record
-	mpath := routes.AppMetadataRoot + "/" + reg.App + "/" + rev
-	if len(a.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
-		puts = append(puts, routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}})
+	// Java Dubbo reads /dubbo/metadata/{app}/{revision}; dubbo-go 3.3's
+	// ZooKeeper metadata report reads and writes /dubbo/{app}/{revision}
+	// (metadata/report/zookeeper/report.go GetAppMetadata: rootDir + app).
+	for _, mpath := range []string{routes.AppMetadataRoot + "/" + reg.App + "/" + rev, "/dubbo/" + reg.App + "/" + rev} {
+		if len(a.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
+			puts = append(puts, routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}})
+		}
 	}
 	local := a.table.Local()
 	for _, iface := range reg.Interfaces {

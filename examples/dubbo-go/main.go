@@ -9,6 +9,14 @@
 //	go run . -role provider -port 20000              # host 1
 //	go run . -role consumer -name world              # host 2: "hello world, from 127.0.0.1:20000"
 //
+// dubbo-go 3.3 registers by application by default (Dubbo 3's
+// application-level discovery: /services/{app}/{ip:port}, shown by
+// namecast apps and GET /v1/apps); -register-mode interface registers Dubbo
+// 2 style URLs instead (/dubbo/{interface}/providers, shown by namecast
+// services), and all does both. Provider and consumer must agree.
+// -register=false serves without registering, for an instance registered
+// by other means (PUT /v1/apps/{app}/instances).
+//
 // The registry configuration is dubbo-go's own; the only line that names
 // namecast is none: the address is ZooKeeper's default. -registry (or
 // NAMECAST_ZOOKEEPER) points elsewhere, as the tests do.
@@ -58,13 +66,19 @@ func main() {
 	port := flag.Int("port", 20000, "provider: the dubbo protocol's port")
 	name := flag.String("name", "world", "consumer: whom to greet")
 	every := flag.Duration("every", 0, "consumer: keep calling at this interval, printing each change of outcome")
+	mode := flag.String("register-mode", "instance", "instance (application-level, dubbo-go's default), interface, or all")
+	register := flag.Bool("register", true, "provider: register the service (false: only serve it)")
 	flag.Parse()
+	registryType, ok := registryTypes[*mode]
+	if !ok {
+		log.Fatalf("-register-mode %q: want instance, interface or all", *mode)
+	}
 	var err error
 	switch *role {
 	case "provider":
-		err = provide(*registry, *port)
+		err = provide(*registry, registryType, *port, *register)
 	case "consumer":
-		err = consume(*registry, *name, *every)
+		err = consume(*registry, registryType, *name, *every)
 	default:
 		err = fmt.Errorf("-role %q: want provider or consumer", *role)
 	}
@@ -80,41 +94,55 @@ func envOr(key, def string) string {
 	return def
 }
 
+// registryTypes maps Java Dubbo's register-mode names to dubbo-go's
+// registry-type: "" is dubbo-go's default, application-level ("service").
+var registryTypes = map[string]string{"instance": "", "interface": "interface", "all": "all"}
+
 // rootConfig is what a dubbo-go application writes in dubbogo.yml: an
-// application, and a registry of protocol zookeeper at the given address.
-// Everything else is dubbo-go's default.
-func rootConfig(app, registry string) *config.RootConfigBuilder {
+// application, and a registry of protocol zookeeper at the given address
+// (registry-type when not the default). Everything else is dubbo-go's
+// default.
+func rootConfig(app, registry, registryType string) *config.RootConfigBuilder {
 	return config.NewRootConfigBuilder().
 		SetApplication(config.NewApplicationConfigBuilder().SetName(app).Build()).
-		AddRegistry("zk", config.NewRegistryConfigBuilder().SetProtocol("zookeeper").SetAddress(registry).Build()).
+		AddRegistry("zk", config.NewRegistryConfigBuilder().SetProtocol("zookeeper").SetAddress(registry).SetRegistryType(registryType).Build()).
 		SetLogger(config.NewLoggerConfigBuilder().SetLevel("warn").Build())
 }
 
-// provide exports GreeterProvider over the dubbo protocol on port and
-// registers it; dubbo-go unregisters it on SIGTERM or SIGINT.
-func provide(registry string, port int) error {
+// App is the provider's application name: its instances are
+// /services/{App}/{ip:port}.
+const App = "namecast-greeter-provider"
+
+// provide exports GreeterProvider over the dubbo protocol on port and,
+// unless register is false, registers it; dubbo-go unregisters it on
+// SIGTERM or SIGINT.
+func provide(registry, registryType string, port int, register bool) error {
 	p := &GreeterProvider{addr: "127.0.0.1:" + strconv.Itoa(port)}
 	config.SetProviderService(p)
-	rc := rootConfig("namecast-greeter-provider", registry).
+	rc := rootConfig(App, registry, registryType).
 		AddProtocol("dubbo", config.NewProtocolConfigBuilder().SetName("dubbo").SetPort(strconv.Itoa(port)).Build()).
 		SetProvider(config.NewProviderConfigBuilder().
-			AddService("Greeter", config.NewServiceConfigBuilder().SetInterface(Interface).SetProtocolIDs("dubbo").Build()).
+			AddService("Greeter", config.NewServiceConfigBuilder().SetInterface(Interface).SetProtocolIDs("dubbo").SetNotRegister(!register).Build()).
 			Build()).
 		Build()
 	if err := config.Load(config.WithRootConfig(rc)); err != nil {
 		return fmt.Errorf("starting the provider with registry %s: %w", registry, err)
 	}
-	fmt.Printf("PROVIDER serving %s on %s, registered through %s\n", Interface, p.addr, registry)
+	if !register {
+		fmt.Printf("PROVIDER serving %s on %s, not registered\n", Interface, p.addr)
+	} else {
+		fmt.Printf("PROVIDER serving %s on %s, registered through %s\n", Interface, p.addr, registry)
+	}
 	select {} // dubbo-go's signal handler unregisters and exits
 }
 
 // consume references the Greeter through the registry and calls it once,
 // or, with every > 0, forever, printing a line each time the outcome
 // changes ("CALL ok …" / "CALL error …").
-func consume(registry, name string, every time.Duration) error {
+func consume(registry, registryType, name string, every time.Duration) error {
 	g := &GreeterConsumer{}
 	config.SetConsumerService(g)
-	rc := rootConfig("namecast-greeter-consumer", registry).
+	rc := rootConfig("namecast-greeter-consumer", registry, registryType).
 		SetConsumer(config.NewConsumerConfigBuilder().
 			SetCheck(false). // start before the first provider; it is notified later
 			AddReference("Greeter", config.NewReferenceConfigBuilder().SetInterface(Interface).SetProtocol("dubbo").SetRetries("0").Build()).

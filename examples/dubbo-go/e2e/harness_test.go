@@ -32,6 +32,9 @@ type registries struct {
 	a, b  string        // the provider's and the consumer's
 	all   []string      // every agent's
 	grace time.Duration // the agents' --zookeeper-grace; 0 when not agents
+	// agents is the in-process cluster, nil with -registries: tests of
+	// namecast's own views (applications, services) need it.
+	agents *agenttest.Cluster
 }
 
 // startRegistries is three agents serving ZooKeeper (or -registries).
@@ -51,7 +54,7 @@ func startRegistries(t *testing.T) registries {
 		}
 		all = append(all, zs.ZooKeeperAddr())
 	}
-	return registries{a: all[0], b: all[1], all: all, grace: agentGrace}
+	return registries{a: all[0], b: all[1], all: all, grace: agentGrace, agents: c}
 }
 
 // agentGrace is the agents' default --zookeeper-grace: a session whose

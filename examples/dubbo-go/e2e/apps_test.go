@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/internal/testutil"
+)
+
+// The example's names, as main.go has them.
+const (
+	greeterApp   = "namecast-greeter-provider"
+	greeterIface = "org.namecast.demo.Greeter"
+)
+
+func needAgents(t *testing.T, reg registries) {
+	t.Helper()
+	if reg.agents == nil {
+		t.Skip("namecast's own views: run against agents, not -registries")
+	}
+}
+
+// appInstances is a condition: every agent's application view lists n
+// instances of app, each an address on loopback with a revision, and the
+// application maps the Greeter interface while n > 0.
+func appInstances(reg registries, app string, n int) func() error {
+	return func() error {
+		for i := range reg.all {
+			a := reg.agents.Agent(i)
+			d, _ := a.Table().App(app)
+			if len(d.Instances) != n {
+				return fmt.Errorf("agent %s lists %d instances of %s, want %d: %+v", a.Name(), len(d.Instances), app, n, d.Instances)
+			}
+			for _, in := range d.Instances {
+				if in.Address != "127.0.0.1" || in.Port == 0 || in.Revision == "" || in.Agent == "" {
+					return fmt.Errorf("agent %s: instance %+v", a.Name(), in)
+				}
+			}
+			if n > 0 && !strings.Contains(strings.Join(d.Interfaces, ","), greeterIface) {
+				return fmt.Errorf("agent %s: %s maps %v, want %s", a.Name(), app, d.Interfaces, greeterIface)
+			}
+		}
+		return nil
+	}
+}
+
+// providerURLs is a condition: every agent lists n providers of Greeter.
+func providerURLs(reg registries, n int) func() error {
+	return func() error {
+		for i := range reg.all {
+			a := reg.agents.Agent(i)
+			if got := a.Table().URLs(greeterIface, "providers"); len(got) != n {
+				return fmt.Errorf("agent %s lists %d providers of %s, want %d: %v", a.Name(), len(got), greeterIface, n, got)
+			}
+		}
+		return nil
+	}
+}
+
+// dubbo-go's default, application-level registration is an application
+// with one instance on every agent, registered by the provider's agent;
+// kill -9 of the provider removes it from every agent within the grace.
+func TestGreeterIsAnApplication(t *testing.T) {
+	reg := startRegistries(t)
+	needAgents(t, reg)
+	bin := buildExample(t)
+	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, appInstances(reg, greeterApp, 1))
+	d, _ := reg.agents.Agent(1).Table().App(greeterApp)
+	if d.Instances[0].Agent != reg.agents.Agent(0).Name() {
+		t.Fatalf("the instance's agent is %q, want the provider's, %q", d.Instances[0].Agent, reg.agents.Agent(0).Name())
+	}
+	if err := providerURLs(reg, 0)(); err != nil {
+		t.Fatalf("application-level mode registered interface URLs: %v", err)
+	}
+	c := startProcess(t, bin, "consumer", reg.b, "-role", "consumer", "-name", "apps", "-every", "100ms")
+	c.waitLine(t, 60*time.Second, "CALL ok hello apps")
+
+	p.signal(t, syscall.SIGKILL)
+	start := time.Now()
+	testutil.Eventually(t, 60*time.Second, appInstances(reg, greeterApp, 0))
+	gone := time.Since(start)
+	t.Logf("provider killed -9: its instance gone from every agent's application view after %v", gone.Round(time.Millisecond))
+	if gone > reg.grace+time.Second {
+		t.Errorf("killed provider's instance gone after %v, want <= grace %v + 1s", gone, reg.grace)
+	}
+}
+
+// -register-mode interface registers Dubbo 2 style URLs: a service on
+// every agent, no application instance, and the consumer in the same mode
+// calls it.
+func TestGreeterInterfaceMode(t *testing.T) {
+	reg := startRegistries(t)
+	needAgents(t, reg)
+	bin := buildExample(t)
+	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-register-mode", "interface", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, providerURLs(reg, 1))
+	if err := appInstances(reg, greeterApp, 0)(); err != nil {
+		t.Fatalf("interface mode registered an instance: %v", err)
+	}
+	c := startProcess(t, bin, "consumer", reg.b, "-role", "consumer", "-register-mode", "interface", "-name", "urls", "-every", "100ms")
+	c.waitLine(t, 60*time.Second, "CALL ok hello urls")
+	p.signal(t, syscall.SIGKILL)
+	testutil.Eventually(t, reg.grace+5*time.Second, providerURLs(reg, 0))
+}
+
+// An instance registered over HTTP on agent A, for a provider that serves
+// without registering, is called by the consumer on agent B in dubbo-go's
+// default application-level mode: it finds the application through the
+// mapping, the instance under /services, and the interface in the remote
+// metadata the registration wrote.
+func TestConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
+	reg := startRegistries(t)
+	needAgents(t, reg)
+	bin := buildExample(t)
+	port := freePort(t)
+	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-register=false", "-port", fmt.Sprint(port))
+	p.waitLine(t, 60*time.Second, "PROVIDER serving")
+	in, err := reg.agents.Agent(0).RegisterInstance(agent.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
+		Interfaces: []string{greeterIface}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, appInstances(reg, greeterApp, 1))
+	c := startProcess(t, bin, "consumer", reg.b, "-role", "consumer", "-name", "http", "-every", "100ms")
+	c.waitLine(t, 60*time.Second, "CALL ok hello http, from 127.0.0.1:"+fmt.Sprint(port))
+	t.Logf("consumer via %s called instance %s registered over HTTP on %s", reg.b, in.ID, reg.agents.Agent(0).Name())
+
+	if ok, err := reg.agents.Agent(0).UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
+		t.Fatalf("unregister: %v %v", ok, err)
+	}
+	c.waitLine(t, 30*time.Second, "CALL error")
+}
