@@ -84,6 +84,7 @@ func (s *Server) pushLoop() {
 }
 
 type pushJob struct {
+	what string // for logs
 	st   *stream
 	conn string
 	send func(*stream) error
@@ -109,7 +110,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 		}
 		for key, id := range c.listens {
 			if configs[key] {
-				jobs = append(jobs, pushJob{st: c.st, conn: c.id, send: func(st *stream) error {
+				jobs = append(jobs, pushJob{what: "config " + key, st: c.st, conn: c.id, send: func(st *stream) error {
 					req := &nacoswire.ConfigChangeNotifyRequest{ConfigRequest: nacoswire.ConfigRequest{
 						Request: nacoswire.Request{Module: "config"}, DataID: id.dataID, Group: id.group, Tenant: id.tenant}}
 					return st.pushRequest(nacoswire.TypeConfigChangeNotify, func(rid string) { req.RequestID = rid }, req)
@@ -128,7 +129,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 			continue
 		}
 		sv := t.sub.sv
-		jobs = append(jobs, pushJob{st: t.c.st, conn: t.c.id, send: func(st *stream) error {
+		jobs = append(jobs, pushJob{what: "service " + t.sub.sv.name, st: t.c.st, conn: t.c.id, send: func(st *stream) error {
 			req := &nacoswire.NotifySubscriberRequest{NamingRequest: nacoswire.NamingRequest{
 				Request: nacoswire.Request{Module: "naming"}, Namespace: sv.ns, ServiceName: sv.name, GroupName: sv.group},
 				ServiceInfo: info}
@@ -151,6 +152,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 					s.log.Debug("nacos push failed", "conn", conn, "err", err)
 					return
 				}
+				s.log.Debug("nacos push sent", "conn", conn, "what", j.what)
 			}
 		}()
 	}

@@ -1,0 +1,86 @@
+package nacos
+
+import (
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nacos-group/nacos-sdk-go/v2/clients"
+	"github.com/nacos-group/nacos-sdk-go/v2/clients/config_client"
+	"github.com/nacos-group/nacos-sdk-go/v2/clients/naming_client"
+	"github.com/nacos-group/nacos-sdk-go/v2/common/constant"
+	"github.com/nacos-group/nacos-sdk-go/v2/vo"
+
+	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/nacos"
+)
+
+// grace is the doors' grace in these tests: a dead client's instances go
+// this long after its connection.
+const grace = 500 * time.Millisecond
+
+// cluster starts n agents with a Nacos door on each (the agent is the
+// door's Registry) and returns the doors.
+func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
+	t.Helper()
+	c := agenttest.Start(t, n)
+	doors := make([]*nacos.Server, n)
+	for i := range n {
+		log := slog.New(slog.DiscardHandler)
+		if os.Getenv("NAMECAST_TEST_LOG") != "" {
+			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("door", i)
+		}
+		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Registry: c.Agent(i), Grace: grace, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		doors[i] = s
+	}
+	return c, doors
+}
+
+func serverConfigs(t testing.TB, s *nacos.Server) []constant.ServerConfig {
+	t.Helper()
+	return serverConfigsFor(t, s.Addr(), s.GRPCAddr())
+}
+
+func serverConfigsFor(t testing.TB, httpAddr, grpcAddr string) []constant.ServerConfig {
+	_, hp, _ := net.SplitHostPort(httpAddr)
+	_, gp, _ := net.SplitHostPort(grpcAddr)
+	port, _ := strconv.ParseUint(hp, 10, 64)
+	gport, _ := strconv.ParseUint(gp, 10, 64)
+	return []constant.ServerConfig{*constant.NewServerConfig("127.0.0.1", port, constant.WithGrpcPort(gport))}
+}
+
+func clientConfig(dir string) *constant.ClientConfig {
+	return constant.NewClientConfig(constant.WithTimeoutMs(5000), constant.WithNotLoadCacheAtStart(true),
+		constant.WithUpdateCacheWhenEmpty(true), constant.WithLogDir(dir), constant.WithCacheDir(dir),
+		constant.WithLogLevel("error"))
+}
+
+func namingClient(t *testing.T, s *nacos.Server) naming_client.INamingClient {
+	t.Helper()
+	nc, err := clients.NewNamingClient(vo.NacosClientParam{ClientConfig: clientConfig(t.TempDir()), ServerConfigs: serverConfigs(t, s)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.CloseClient)
+	return nc
+}
+
+func configClient(t *testing.T, s *nacos.Server) config_client.IConfigClient {
+	t.Helper()
+	cc, err := clients.NewConfigClient(vo.NacosClientParam{ClientConfig: clientConfig(t.TempDir()), ServerConfigs: serverConfigs(t, s)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cc.CloseClient)
+	return cc
+}
