@@ -109,7 +109,9 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 		md[routes.MetadataRevisionKey] = rev
 		md["dubbo.metadata.storage-type"] = "remote"
 		md["dubbo.endpoints"] = fmt.Sprintf(`[{"port":%d,"protocol":%q}]`, reg.Port, reg.Protocol)
-		a.publishAppRules(reg, meta, rev)
+		if err := a.publishAppRules(reg, meta, rev); err != nil {
+			return routes.Instance{}, err // nothing of the instance written
+		}
 	}
 	for k, v := range reg.Metadata {
 		md[k] = v
@@ -197,8 +199,9 @@ func metadataInfo(reg InstanceRegistration) ([]byte, string) {
 
 // publishAppRules writes the application's metadata node and adds it to
 // each interface's mapping (this agent's part of the set), where they are
-// not already so: cluster rules, as Dubbo's own are persistent znodes.
-func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev string) {
+// not already so: cluster rules, as Dubbo's own are persistent znodes. An
+// error (the rules could not be saved) changed nothing.
+func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev string) error {
 	now := time.Now().UnixMilli()
 	var puts []routes.Record
 	// Java Dubbo reads /dubbo/metadata/{app}/{revision}; dubbo-go 3.3's
@@ -240,7 +243,8 @@ func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev strin
 	}
 	if len(puts) > 0 {
 		if _, err := a.applyRules(puts, nil); err != nil {
-			a.log.Error("writing the application's metadata and mapping rules failed", "app", reg.App, "err", err)
+			return fmt.Errorf("saving the application's mapping and metadata: %w", err)
 		}
 	}
+	return nil
 }
