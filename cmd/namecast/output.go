@@ -110,10 +110,12 @@ func anySlice(s []string) []any {
 	return out
 }
 
-// printJSON writes v indented, as scripts and jq read it.
+// printJSON writes v indented, as scripts and jq read it, with &, < and >
+// as themselves: the output is for people and pipes, not for HTML.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

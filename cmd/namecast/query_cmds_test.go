@@ -147,3 +147,14 @@ func assertJSON(t *testing.T, got, want string) {
 		t.Errorf("JSON output\n%s\nwant\n%s", gb, wb)
 	}
 }
+
+// --json prints URLs as they are: & stays &, not \u0026, so the output can
+// be read by eye and grepped. Before, every & of a Dubbo URL was escaped.
+func TestJSONDoesNotEscapeAmpersands(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("GET /v1/services/com.foo.Bar", 200, `{"urls":["dubbo://h:1/com.foo.Bar?side=provider&version=1"]}`)
+	out := ok(t, "services", "com.foo.Bar", "--json", "--http", f.addr())
+	if !strings.Contains(out, "side=provider&version=1") || strings.Contains(out, `\u0026`) {
+		t.Errorf("--json printed %q", out)
+	}
+}
