@@ -41,13 +41,16 @@ type conn struct {
 	// Reader goroutine only.
 	out  []byte // responses not yet written
 	rep  reply
-	work chan *remoting.Command // nil until the first state-changing request
-	done chan struct{}          // closed when the worker has finished
+	work chan work // nil until the first state-changing request
+	// inflight bounds the big frames this connection has read but not
+	// yet run (inflight.go).
+	inflight *budget
+	done     chan struct{} // closed when the worker has finished
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
 	br := bufio.NewReaderSize(nc, readBuffer)
-	return &conn{s: s, nc: nc, br: br, dec: remoting.NewDecoder(br, s.cfg.MaxFrame)}
+	return &conn{s: s, nc: nc, br: br, dec: remoting.NewDecoder(br, s.cfg.MaxFrame), inflight: newBudget(int64(s.cfg.MaxFrame))}
 }
 
 // serve runs the connection until the peer goes, it misbehaves or the
@@ -78,21 +81,28 @@ func (c *conn) readLoop() error {
 				return err
 			}
 		}
+		held, err := c.reserveNext()
+		if err != nil {
+			return err
+		}
 		req, err := c.dec.Decode()
 		if err != nil {
+			c.releaseFrame(held)
 			return err
 		}
 		c.s.stats.count(req.Code)
 		if req.IsResponse() {
+			c.releaseFrame(held)
 			continue // answers to requests we never send
 		}
 		h := lookup(req.Code)
 		if h.mutates {
-			c.enqueue(req)
+			c.enqueue(req, held)
 			continue
 		}
 		c.rep.reset(req)
 		c.s.run(h, c, req, &c.rep)
+		c.releaseFrame(held)
 		if req.IsOneway() {
 			continue
 		}
@@ -155,26 +165,34 @@ func (c *conn) write(b []byte) error {
 	return err
 }
 
+// work is a state-changing request and the frame memory it holds.
+type work struct {
+	req  *remoting.Command
+	held int64
+}
+
 // enqueue hands a state-changing request to the connection's worker.
-func (c *conn) enqueue(req *remoting.Command) {
+func (c *conn) enqueue(req *remoting.Command, held int64) {
 	if c.work == nil {
-		c.work = make(chan *remoting.Command, workQueue)
+		c.work = make(chan work, workQueue)
 		c.done = make(chan struct{})
 		go c.workLoop() // waited for by serve, which the server waits for
 	}
 	if len(c.work) == cap(c.work) {
 		c.flushOut() // we may block below: do not hold answers back meanwhile
 	}
-	c.work <- req
+	c.work <- work{req, held}
 }
 
 func (c *conn) workLoop() {
 	defer close(c.done)
 	var rep reply
 	var buf []byte
-	for req := range c.work {
+	for w := range c.work {
+		req := w.req
 		rep.reset(req)
 		c.s.run(lookup(req.Code), c, req, &rep)
+		c.releaseFrame(w.held)
 		if req.IsOneway() {
 			continue
 		}

@@ -54,6 +54,12 @@ type Config struct {
 	// cap). Raise it for brokers with tens of thousands of topics, whose
 	// registrations exceed 16 MiB (issue #5296).
 	MaxFrame int
+	// InFlight bounds the memory of big frames (over 64 KiB) read and not
+	// yet run, over all connections (default four MaxFrames, 64 MiB): past
+	// it connections wait before reading another (inflight.go). Lower
+	// holds less for slow or hostile peers; higher lets more big broker
+	// registrations be read at once.
+	InFlight int64
 	// IdleTimeout closes a connection that sent nothing for this long. A
 	// broker's connection carries a registration every 30 s, so Java's 120 s
 	// never closes a live broker.
@@ -93,6 +99,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxFrame < 1024 {
 		return fmt.Errorf("rocketmq: MaxFrame %d is too small for any registration; use at least 1024 (default 16 MiB)", c.MaxFrame)
+	}
+	if c.InFlight <= 0 {
+		c.InFlight = 4 * int64(c.MaxFrame)
 	}
 	for _, d := range []struct {
 		v   *time.Duration
@@ -138,6 +147,7 @@ type Server struct {
 	groupChanges  groupChanges // fed by the table's OnChange hook
 	cache         routeCache
 	stats         requestStats
+	inflight      *budget // big frames read, not yet run (inflight.go)
 	opts          runtimeOptions
 }
 
@@ -148,13 +158,14 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg:    cfg,
-		reg:    cfg.Registry,
-		log:    cfg.Logger.With("component", "rocketmq"),
-		now:    cfg.clock,
-		ctx:    ctx,
-		cancel: cancel,
-		conns:  map[*conn]struct{}{},
+		cfg:      cfg,
+		reg:      cfg.Registry,
+		log:      cfg.Logger.With("component", "rocketmq"),
+		now:      cfg.clock,
+		ctx:      ctx,
+		cancel:   cancel,
+		inflight: newBudget(cfg.InFlight),
+		conns:    map[*conn]struct{}{},
 	}
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
