@@ -205,6 +205,7 @@ func appendRecord(b []byte, r *Record) (kind uint64, _ []byte) {
 		w.int(6, x.Mtime)
 		w.int(7, x.Owner)
 		w.uint(8, x.Stamp)
+		w.bool(9, x.Container)
 	case r.Mapping != nil:
 		x := r.Mapping
 		kind = kindMapping

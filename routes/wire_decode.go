@@ -253,6 +253,8 @@ func decodeRecord(rec *Record, kind uint64, b []byte, key string, sl *recordSlab
 				x.Owner = f.int()
 			case 8:
 				x.Stamp = f.uint()
+			case 9:
+				x.Container = f.uint() != 0
 			default:
 				f.skip()
 			}

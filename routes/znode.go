@@ -27,6 +27,8 @@ type Znode struct {
 	// Stamp is the table's Lamport time when the record was written
 	// (Table.Stamp): of two agents' records for one path, the later wins.
 	Stamp uint64 `json:"l,omitempty"`
+	// Container marks a container node, reaped once its last child goes.
+	Container bool `json:"k,omitempty"`
 }
 
 // MaxZnodePath bounds a znode path (ZooKeeper has no limit but its 1 MiB
@@ -70,7 +72,7 @@ func copyData(b []byte) []byte {
 
 func (z Znode) equal(o Znode) bool {
 	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && (z.Data == nil) == (o.Data == nil) && z.Version == o.Version &&
-		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner && z.Stamp == o.Stamp
+		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner && z.Stamp == o.Stamp && z.Container == o.Container
 }
 
 func (z Znode) valid() bool {

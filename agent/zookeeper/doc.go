@@ -43,7 +43,12 @@
 //     and the highest version, so concurrent first exports on different
 //     agents never lose an application name.
 //   - /, /zookeeper, /zookeeper/quota and an empty /zookeeper/config exist
-//     as on a standalone server; writes under /zookeeper are refused.
+//     as on a standalone server: they cannot be deleted, /zookeeper/config
+//     is read-only (NOAUTH, as its ACL is there), and the others take data
+//     and children like any node.
+//   - Container nodes are reaped once empty (containers.go): at the second
+//     check (ContainerCheck, 5 s) that finds one empty after it had a
+//     child.
 //
 // The server keeps a tree mirroring the table. The table's OnChange hook
 // marks changed keys; local writes refresh their path before replying and a
@@ -93,8 +98,13 @@
 //
 // Frames above 1 MiB (jute.maxbuffer) close the connection before anything
 // is allocated for them; malformed records answer MARSHALLINGERROR, unknown
-// opcodes UNIMPLEMENTED, invalid paths BADARGUMENTS, and the connection
-// carries on. Sessions (MaxSessions) and armed watches (MaxWatches) per
+// opcodes UNIMPLEMENTED, and the connection carries on. Paths are checked
+// in ZooKeeper's order: a write of an invalid path answers BADARGUMENTS,
+// or NONODE where ZooKeeper looks its parent up first (create "/a//b");
+// a read of one answers NONODE. Four-letter words: ruok, srvr, stat,
+// mntr, conf, cons, envi and wchs are answered; the other words ZooKeeper
+// knows answer "<word> is not executed because it is not in the
+// whitelist.", as ZooKeeper does for words not enabled. Sessions (MaxSessions) and armed watches (MaxWatches) per
 // agent are bounded: past them a connection is refused, or the watching
 // request answers SYSTEMERROR, with a log line naming the limit. A client
 // that pipelines faster than it reads stops being read once 4 MiB of
@@ -116,7 +126,16 @@
 //   - Sequential creates, multi, TTL nodes, reconfig, SASL, ACL reads and
 //     writes answer UNIMPLEMENTED; ACLs and auth are accepted, not enforced.
 //   - cversion is a hash of the child names (equal views, equal numbers),
-//     zxids are per agent, and a node held only by another agent's
-//     ephemeral session cannot be deleted or changed from here.
+//     and zxids are per agent.
+//   - Deleting another agent's ephemeral node (Dubbo's fault-tolerant
+//     create deletes and re-creates on NODEEXISTS; an operator's recursive
+//     delete) succeeds as in ZooKeeper, but reaches the cluster through
+//     the owning agent (commands.go): this agent shows it gone at once,
+//     other agents once the owner has withdrawn it. setData on another
+//     agent's ephemeral node, and delete of a URL another agent registered
+//     over HTTP (no session holds it), answer BADARGUMENTS with a log
+//     line naming the agent. kazoo's delete(recursive=True) and Curator's
+//     deletingChildrenIfNeeded send plain deletes and work; zkCli's
+//     deleteall batches its deletes in multi, which answers UNIMPLEMENTED.
 //   - Unknown opcodes answer UNIMPLEMENTED and keep the connection open.
 package zookeeper

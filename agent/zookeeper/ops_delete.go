@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"strings"
 	"time"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
@@ -30,21 +31,25 @@ func (s *Server) holdersAt(p string) (keys []string, held []routes.Held) {
 
 // delete answers delete. Rules (persistent znodes) are deleted
 // cluster-wide at once; this agent's ephemeral records vanish here at once
-// and elsewhere after DeleteHold unless re-created first. A node held only
-// by other agents' ephemeral records cannot be deleted from here.
+// and elsewhere after DeleteHold unless re-created first; another agent's
+// session's records vanish here at once and that agent is asked to
+// withdraw them (commands.go). A node held only by another agent's HTTP
+// registration cannot be deleted through ZooKeeper.
 func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
-	if !validPath(r.Path) || r.Path == "/" || reserved(r.Path) {
+	// ZooKeeper's order: a path with no '/' or a NUL, or a special node;
+	// the parent as spelled; the node; its version; its children.
+	if !strings.Contains(r.Path, "/") || strings.IndexByte(r.Path, 0) >= 0 || special(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
 	p := s.canon(r.Path)
 	n := s.tree.nodes[p]
 	switch {
-	case n == nil:
+	case s.tree.nodes[parentOf(p)] == nil, n == nil:
 		return fail(zkwire.ErrNoNode)
 	case r.Version != -1 && r.Version != n.version:
 		return fail(zkwire.ErrBadVersion)
@@ -53,21 +58,29 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	}
 	keys, held := s.holdersAt(p)
 	var rules, local []string
-	var others []string
+	var remote []remoteHold
+	var others []string // agents holding it otherwise than by a session (HTTP)
 	for i, h := range held {
-		switch h.Origin {
-		case routes.RulesOrigin:
+		switch st, owner := stampOwner(h.Rec); {
+		case h.Origin == routes.RulesOrigin:
 			rules = append(rules, keys[i])
-		case s.local:
+		case h.Origin == s.local:
 			local = append(local, keys[i])
+		case owner != 0:
+			remote = append(remote, remoteHold{origin: h.Origin, key: keys[i], stamp: st})
 		default:
 			others = append(others, h.Origin)
 		}
 	}
-	if len(rules) == 0 && len(local) == 0 {
-		s.log.Warn("delete refused: the znode is an ephemeral node of another agent's session; delete it through that agent",
+	if len(rules) == 0 && len(local) == 0 && len(remote) == 0 {
+		s.log.Warn("delete refused: the znode was registered over HTTP on another agent, not by a ZooKeeper session; delete it there",
 			"path", r.Path, "agents", others, "remote", c.remote)
 		return fail(zkwire.ErrBadArguments)
+	}
+	if len(remote) > 0 {
+		if code := s.deleteRemote(remote); code != zkwire.ErrOK {
+			return fail(code)
+		}
 	}
 	for _, k := range local {
 		if sid := s.owners[k]; sid != 0 {
@@ -134,7 +147,7 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
-	if !validPath(r.Path) || reserved(r.Path) {
+	if !validPath(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
 	p := s.canon(r.Path)
@@ -142,9 +155,11 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	switch {
 	case n == nil:
 		return fail(zkwire.ErrNoNode)
+	case p == configPath:
+		return fail(zkwire.ErrNoAuth) // read-only, as ZooKeeper's ACL on it
 	case r.Version != -1 && r.Version != n.version:
 		return fail(zkwire.ErrBadVersion)
-	case n.url || p == "/":
+	case n.url:
 		s.log.Warn("setData refused: a Dubbo URL znode is a registration, its data is not kept", "path", r.Path, "remote", c.remote)
 		return fail(zkwire.ErrBadArguments)
 	}

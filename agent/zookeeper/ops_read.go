@@ -9,10 +9,8 @@ import (
 func (s *Server) read(c *conn, h zkwire.RequestHeader, r *zkwire.PathWatch) int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !validPath(r.Path) {
-		c.reply(h.Xid, zkwire.ErrBadArguments, nil)
-		return zkwire.ErrBadArguments
-	}
+	// No path check: ZooKeeper looks an invalid path up like any other
+	// and answers NONODE.
 	p := s.canon(r.Path)
 	n := s.tree.nodes[p]
 	if h.Type == zkwire.OpExists && r.Watch {

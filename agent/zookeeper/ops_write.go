@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
@@ -35,20 +36,26 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 	default:
 		return fail(zkwire.ErrBadArguments)
 	}
-	if !validPath(r.Path) || reserved(r.Path) {
+	// ZooKeeper's order (PrepRequestProcessor): a path with no '/' or a
+	// NUL, the ACL, the parent as spelled, then the whole path's syntax,
+	// so "/a//b" answers NONODE (no parent "/a/") as there.
+	if !strings.Contains(r.Path, "/") || strings.IndexByte(r.Path, 0) >= 0 {
 		return fail(zkwire.ErrBadArguments)
 	}
 	if len(r.ACL) == 0 {
 		return fail(zkwire.ErrInvalidACL)
 	}
-	p := canonical(r.Path)
-	if p == "/" {
-		return fail(zkwire.ErrNodeExists)
+	p := canonical(r.Path) // an invalid path is left as it is
+	pp := parentOf(p)
+	if pp == configPath {
+		return fail(zkwire.ErrNoAuth) // read-only, as ZooKeeper's ACL on it
 	}
-	parent := s.tree.nodes[parentOf(p)]
+	parent := s.tree.nodes[pp]
 	switch {
 	case parent == nil:
 		return fail(zkwire.ErrNoNode)
+	case !validPath(r.Path):
+		return fail(zkwire.ErrBadArguments)
 	case s.tree.nodes[p] != nil:
 		return fail(zkwire.ErrNodeExists)
 	case parent.owner != 0:
@@ -59,6 +66,9 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		return fail(zkwire.ErrSessionExpired)
 	}
 	rec := s.recordFor(p, r.Path, r.Data, 0, 0, ephemeral, c.sess)
+	if flags == zkwire.FlagContainer && rec.Znode != nil {
+		rec.Znode.Container = true
+	}
 	key := rec.Key()
 	if h := s.hidden[key]; h != nil && ephemeral {
 		// Re-created while its delete was held: the other agents never

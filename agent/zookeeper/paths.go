@@ -165,5 +165,12 @@ func validPath(p string) bool {
 	return true
 }
 
-// reserved paths are ZooKeeper's own: /zookeeper and below.
-func reserved(p string) bool { return p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") }
+// configPath is ZooKeeper's /zookeeper/config: read-only (its ACL), kept
+// empty here (tree.init).
+const configPath = "/zookeeper/config"
+
+// special paths are the nodes every ZooKeeper server has; they cannot be
+// deleted (DataTree.isSpecialPath).
+func special(p string) bool {
+	return p == "/" || p == "/zookeeper" || p == "/zookeeper/quota" || p == configPath
+}

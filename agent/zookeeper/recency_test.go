@@ -1,11 +1,14 @@
 package zookeeper
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -153,5 +156,85 @@ func mkdirs(t *testing.T, r *raw, p string) {
 	h, _, _ := r.call(100, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: openACL})
 	if h.Err != 0 && h.Err != zkwire.ErrNodeExists {
 		t.Fatalf("create %s: %d", p, h.Err)
+	}
+}
+
+// Dubbo's fault-tolerant create through agent B of a node a session on
+// agent A holds: NODEEXISTS, delete (refused with BADARGUMENTS before:
+// issue 25), create. The delete asks A to withdraw; B's re-create is
+// stamped after A's record, so every agent shows B's, and A's session's
+// watch sees its node deleted.
+func TestDeleteThroughAnotherAgentWithdrawsTheOwnersRecord(t *testing.T) {
+	srvs, regs := startLinked(t, "a", "b")
+	ra, rb := dialRaw(t, srvs[0]), dialRaw(t, srvs[1])
+	ra.handshake(false)
+	sb := rb.handshake(false)
+	u := "dubbo://10.0.0.5:20880/demo.Api?z=1&a=2"
+	leaf := "/dubbo/demo.Api/providers/" + javaEncode(u)
+	mkdirs(t, ra, parentOf(leaf))
+	if h, _, _ := ra.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("A"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
+		t.Fatalf("create on A: %d", h.Err)
+	}
+	if code, _, _ := getData(ra, 2, leaf, true); code != 0 {
+		t.Fatalf("getData on A: %d", code)
+	}
+	deliver(regs[0], regs[1])
+	srvs[1].syncDirty()
+	if h, _, _ := rb.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("B"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != zkwire.ErrNodeExists {
+		t.Fatalf("create on B over A's node: %d, want NODEEXISTS", h.Err)
+	}
+	if h, _, _ := rb.call(2, zkwire.OpDelete, &zkwire.PathVersion{Path: leaf, Version: -1}); h.Err != 0 {
+		t.Fatalf("delete on B of A's node: %d", h.Err)
+	}
+	if code, _, _ := getData(rb, 3, leaf, false); code != zkwire.ErrNoNode {
+		t.Fatalf("B still shows the node it deleted: %d", code)
+	}
+	if h, _, _ := rb.call(4, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("B"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
+		t.Fatalf("re-create on B: %d", h.Err)
+	}
+	deliver(regs[1], regs[0]) // B's command and B's record reach A
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if _, ok := regs[0].t.LocalRecord(routes.URLKey("demo.Api", "providers", "dubbo://10.0.0.5:20880/demo.Api?a=2&z=1")); ok {
+			return errors.New("A still holds its record")
+		}
+		return nil
+	})
+	deliver(regs[0], regs[1]) // A's withdrawal, and the command's deletion
+	srvs[0].syncDirty()
+	srvs[1].syncDirty()
+	_, _, evs := ra.call(-2, zkwire.OpPing, nil)
+	if len(evs) == 0 || evs[0].Type != zkwire.EventNodeDeleted || evs[0].Path != leaf {
+		t.Fatalf("A's session saw %+v, want NodeDeleted on its node first", evs)
+	}
+	for i, r := range []*raw{ra, rb} {
+		if code, data, owner := getData(r, 5, leaf, false); code != 0 || data != "B" || owner != sb.SessionID {
+			t.Fatalf("agent %d shows err %d data %q owner %x, want B's", i, code, data, owner)
+		}
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		deliver(regs[0], regs[1])
+		deliver(regs[1], regs[0])
+		for i, r := range regs {
+			if n := len(r.t.KVs(cmdNamespace)); n != 0 {
+				return fmt.Errorf("agent %d still holds %d commands", i, n)
+			}
+		}
+		return nil
+	})
+}
+
+// A node registered over HTTP on another agent holds no session there:
+// a ZooKeeper delete of it is still refused, with a log line.
+func TestDeleteOfAnotherAgentsHTTPRecordIsRefused(t *testing.T) {
+	srvs, regs := startLinked(t, "a", "b")
+	rb := dialRaw(t, srvs[1])
+	rb.handshake(false)
+	u := routes.URL{Interface: "demo.Api", Category: "providers", URL: "dubbo://10.0.0.5:20880/demo.Api"}
+	regs[0].Apply([]routes.Record{{URL: &u}}, nil)
+	deliver(regs[0], regs[1])
+	srvs[1].syncDirty()
+	leaf := "/dubbo/demo.Api/providers/" + javaEncode(u.URL)
+	if h, _, _ := rb.call(1, zkwire.OpDelete, &zkwire.PathVersion{Path: leaf, Version: -1}); h.Err != zkwire.ErrBadArguments {
+		t.Fatalf("delete of an HTTP registration on another agent: %d, want BADARGUMENTS", h.Err)
 	}
 }

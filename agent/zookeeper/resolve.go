@@ -28,7 +28,7 @@ func (s *Server) resolve(p string) content {
 	h := pick(held)
 	z := h.Rec.Znode
 	return content{explicit: true, data: z.Data, version: z.Version, ctime: z.Ctime, mtime: z.Mtime,
-		owner: z.Owner, persisted: h.Origin == routes.RulesOrigin}
+		owner: z.Owner, persisted: h.Origin == routes.RulesOrigin, container: z.Container}
 }
 
 func (s *Server) resolveURL(key string) content {
@@ -51,16 +51,37 @@ func (s *Server) resolveURL(key string) content {
 	return c
 }
 
-// visible drops our own record at key while its delete is held.
+// visible drops our own record at key while its delete is held, and
+// other agents' records deleted through this agent until their agents
+// withdraw them (commands.go). s.mu held.
 func (s *Server) visible(key string, held []routes.Held) []routes.Held {
-	if _, hid := s.hidden[key]; !hid {
+	_, hid := s.hidden[key]
+	sup := s.suppressed[key]
+	if !hid && sup == nil {
 		return held
 	}
 	out := held[:0]
+	var live []suppression
 	for _, h := range held {
-		if h.Origin != s.local {
+		if h.Origin == s.local && hid {
+			continue
+		}
+		hiddenHere := false
+		for _, x := range sup {
+			if x.origin == h.Origin && recordStamp(h.Rec) <= x.stamp {
+				hiddenHere = true
+				live = append(live, x)
+			}
+		}
+		if !hiddenHere {
 			out = append(out, h)
 		}
+	}
+	// A suppression lapses once its origin's record went or was replaced.
+	if len(live) == 0 {
+		delete(s.suppressed, key)
+	} else {
+		s.suppressed[key] = live
 	}
 	return out
 }

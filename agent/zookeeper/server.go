@@ -42,6 +42,7 @@ const (
 	DefaultMaxClientConns    = 60
 	DefaultMaxWatches        = 1000000
 	DefaultWriteTimeout      = 10 * time.Second
+	DefaultContainerCheck    = 5 * time.Second
 )
 
 // Config configures a Server. Zero fields take the defaults above.
@@ -77,6 +78,11 @@ type Config struct {
 	MaxClientConns int
 	// WriteTimeout bounds one write to a client.
 	WriteTimeout time.Duration
+	// ContainerCheck spaces the checks for empty container nodes, which go
+	// at the second check that finds them empty (containers.go).
+	// ZooKeeper's default is a minute; sooner keeps Curator's lock and
+	// leader parents from piling up, and a client must expect it anyway.
+	ContainerCheck time.Duration
 	// Registry is the agent: required.
 	Registry Registry
 	// Logger gets structured logs with component=zookeeper; nil discards.
@@ -97,7 +103,8 @@ func (c *Config) setDefaults() error {
 		def time.Duration
 	}{{&c.Grace, DefaultGrace}, {&c.MinSessionTimeout, DefaultMinSessionTimeout},
 		{&c.MaxSessionTimeout, DefaultMaxSessionTimeout}, {&c.DeleteHold, DefaultDeleteHold},
-		{&c.ReadyWait, DefaultReadyWait}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+		{&c.ReadyWait, DefaultReadyWait}, {&c.WriteTimeout, DefaultWriteTimeout},
+		{&c.ContainerCheck, DefaultContainerCheck}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
@@ -147,16 +154,26 @@ type Server struct {
 	sessions map[int64]*session
 	owners   map[string]int64       // ephemeral record key -> owning local session
 	hidden   map[string]*heldDelete // local deletes not yet gossiped (DeleteHold)
-	conns    map[*conn]struct{}
-	perIP    map[string]int // open connections by client IP
-	zxid     int64
-	closed   bool
+	// containers are the tree paths of container nodes (containers.go).
+	containers map[string]struct{}
+	// suppressed hides other agents' records deleted through this agent
+	// until their agents withdraw them (commands.go).
+	suppressed map[string][]suppression
+	conns      map[*conn]struct{}
+	perIP      map[string]int // open connections by client IP
+	zxid       int64
+	closed     bool
 
 	dirty dirtySet
 	stats stats
 
 	warnRefused     atomic.Int64 // connections closed for MaxClientConns
 	lastRefusedWarn atomic.Int64 // unix ms of the last log line about them
+
+	// cmdMu serialises runCommands; cmdSeen is when each command was
+	// first seen, for collecting those of gone targets (commands.go).
+	cmdMu   sync.Mutex
+	cmdSeen map[string]seenCommand
 }
 
 // untrack forgets a closed connection. s.mu held.
@@ -181,6 +198,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log: cfg.Logger.With("component", "zookeeper"),
 		ctx: ctx, cancel: cancel,
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
+		containers: map[string]struct{}{}, suppressed: map[string][]suppression{},
 		conns: map[*conn]struct{}{}, perIP: map[string]int{},
 	}
 	s.local = s.table.Local()
@@ -214,6 +232,7 @@ func (s *Server) Start() error {
 	s.goOwned(s.acceptLoop)
 	s.goOwned(s.syncLoop)
 	s.goOwned(s.housekeepingLoop)
+	s.goOwned(s.containerLoop)
 	s.log.Info("ZooKeeper protocol listening", "addr", ln.Addr().String())
 	return nil
 }

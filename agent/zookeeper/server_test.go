@@ -176,10 +176,14 @@ func TestCreate2AndContainer(t *testing.T) {
 	if d.Err() != nil || c2.Stat.EphemeralOwner != resp.SessionID || c2.Stat.DataLength != 8 || c2.Stat.Version != 0 || c2.Stat.Czxid <= 0 {
 		t.Fatalf("create2: %+v %v", c2, d.Err())
 	}
-	// A kazoo-style empty path (-1) and an invalid path are BADARGUMENTS.
-	for _, p := range []string{"", "/a/", "/a//b", "/a/./b", "rel"} {
-		if h, _, _ := r.call(3, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: openACL}); h.Err != zkwire.ErrBadArguments {
-			t.Fatalf("create %q: err %d", p, h.Err)
+	// ZooKeeper's order: a path without '/' (a kazoo-style empty path,
+	// -1) is BADARGUMENTS, then a missing parent as spelled is NONODE, then
+	// an invalid path under an existing parent is BADARGUMENTS.
+	for p, want := range map[string]int32{"": zkwire.ErrBadArguments, "rel": zkwire.ErrBadArguments,
+		"/a/": zkwire.ErrNoNode, "/a//b": zkwire.ErrNoNode, "/a/./b": zkwire.ErrNoNode,
+		"/services/": zkwire.ErrBadArguments, "/services/.": zkwire.ErrBadArguments} {
+		if h, _, _ := r.call(3, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: openACL}); h.Err != want {
+			t.Fatalf("create %q: err %d, want %d", p, h.Err, want)
 		}
 	}
 	if h, _, _ := r.call(4, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/noacl"}); h.Err != zkwire.ErrInvalidACL {

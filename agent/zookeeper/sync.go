@@ -14,8 +14,12 @@ import (
 type dirtySet struct {
 	mu   sync.Mutex
 	keys map[string]struct{}
+	cmds bool // a delete command changed (commands.go)
 	wake chan struct{}
 }
+
+// cmdPrefix is the table key prefix of delete commands.
+var cmdPrefix = routes.KVKey(cmdNamespace, "")
 
 func (d *dirtySet) init() {
 	d.keys = map[string]struct{}{}
@@ -23,16 +27,30 @@ func (d *dirtySet) init() {
 }
 
 func (d *dirtySet) add(key string) {
-	if !strings.HasPrefix(key, "url/") && !strings.HasPrefix(key, routes.ZnodePrefix+"/") {
-		return // brokers, queues, KV: not znodes
+	cmd := strings.HasPrefix(key, cmdPrefix)
+	if !cmd && !strings.HasPrefix(key, "url/") && !strings.HasPrefix(key, routes.ZnodePrefix+"/") {
+		return // brokers, queues, other KV: not znodes
 	}
 	d.mu.Lock()
-	d.keys[key] = struct{}{}
+	if cmd {
+		d.cmds = true
+	} else {
+		d.keys[key] = struct{}{}
+	}
 	d.mu.Unlock()
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
+}
+
+// takeCmds reports whether a command changed since the last call.
+func (d *dirtySet) takeCmds() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.cmds
+	d.cmds = false
+	return c
 }
 
 func (d *dirtySet) take() map[string]struct{} {
@@ -55,6 +73,9 @@ func (s *Server) syncLoop() {
 			return
 		case <-s.dirty.wake:
 			s.syncDirty()
+			if s.dirty.takeCmds() {
+				s.runCommands()
+			}
 		}
 	}
 }

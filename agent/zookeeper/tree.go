@@ -22,6 +22,7 @@ type content struct {
 	mtime     int64
 	owner     int64 // ephemeral owner; 0 for persistent
 	persisted bool  // held by a rule (persistent) rather than only by agents
+	container bool  // a container node (containers.go)
 	// shown is the path as its writer spelled it, when that differs from
 	// the tree path (a Dubbo URL leaf whose parameters were not in
 	// canonical order): listings and recursive events carry it.
@@ -40,6 +41,8 @@ type znode struct {
 	cvalid              bool // cversion, sorted and encoded reflect children
 	sorted              []string
 	encoded             []byte // sorted as a jute vector, built on first use
+	// A container's reaping state (containers.go).
+	hadChild, emptySeen bool
 }
 
 type tree struct {
@@ -49,13 +52,15 @@ type tree struct {
 	alias map[string]string
 }
 
+var builtinContent = content{explicit: true, builtin: true, persisted: true}
+
 // init adds the nodes every ZooKeeper server has: /, /zookeeper,
 // /zookeeper/quota and an empty /zookeeper/config (non-empty data there
 // would make Curator's EnsembleTracker rewrite its connect string).
 func (t *tree) init(z int64) {
 	t.nodes, t.alias = map[string]*znode{}, map[string]string{}
-	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &znode{content: content{explicit: true, builtin: true, persisted: true}, children: map[string]string{},
+	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", configPath} {
+		n := &znode{content: builtinContent, children: map[string]string{},
 			czxid: z, mzxid: z, pzxid: z}
 		t.nodes[p] = n
 		if p != "/" {
@@ -67,11 +72,20 @@ func (t *tree) init(z int64) {
 // refresh makes the tree agree with the table at path p, firing the watch
 // events of whatever changed. s.mu held.
 func (s *Server) refresh(p string) {
-	if p == "" || s.tree.nodes[p] != nil && s.tree.nodes[p].builtin {
+	if p == "" || p == configPath {
 		return
 	}
 	c := s.resolve(p)
 	n := s.tree.nodes[p]
+	if n != nil && n.builtin {
+		// A built-in node with data set (setData /): the rule's content,
+		// else the built-in empty one.
+		if c.explicit {
+			c.builtin, c.persisted, c.owner = true, true, 0
+		} else {
+			c = builtinContent
+		}
+	}
 	switch {
 	case c.explicit && n == nil:
 		s.addNode(p, c)
@@ -80,6 +94,7 @@ func (s *Server) refresh(p string) {
 	case c.explicit:
 		changed := !bytes.Equal(n.data, c.data) || n.version != c.version
 		n.content = c
+		s.noteContainer(p, n)
 		if changed {
 			n.mzxid = s.nextZxid()
 			s.fire(zkwire.EventNodeDataChanged, p)
@@ -107,10 +122,12 @@ func (s *Server) addNode(p string, c content) *znode {
 	n := &znode{content: c, children: map[string]string{}, czxid: z, mzxid: z, pzxid: z, seen: time.Now().UnixMilli()}
 	s.tree.nodes[p] = n
 	s.setAlias(p, "", c.shown)
+	s.noteContainer(p, n)
 	s.fire(zkwire.EventNodeCreated, p)
 	if p != "/" {
 		parent := s.tree.nodes[parentOf(p)]
 		parent.children[baseOf(p)] = n.name(p)
+		parent.hadChild = true
 		parent.pzxid, parent.cvalid = z, false
 		s.fire(zkwire.EventNodeChildrenChanged, parentOf(p))
 	}

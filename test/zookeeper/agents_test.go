@@ -63,3 +63,17 @@ func joinLines(l []string) string {
 	}
 	return s
 }
+
+// The door script differentially: on ZooKeeper both sessions share the
+// server; on namecast they are on two agents of one cluster, so every
+// answer about the other session's nodes crossed gossip.
+func TestDoorScriptAgents(t *testing.T) {
+	z := startRealZK(t)
+	_, addrs := zkAgents(t, 2)
+	ref := runDoorScript(t, z.Addr, z.Addr)
+	got := runDoorScript(t, addrs[0], addrs[1])
+	if diffs := diffTranscripts(ref, got); len(diffs) > 0 {
+		t.Fatalf("the agents answered the door script differently from ZooKeeper 3.8 (%d differences):\n%s\n\nagent transcript:\n%s",
+			len(diffs), joinLines(diffs), got)
+	}
+}

@@ -121,3 +121,24 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// TestDoorScriptReference runs the door script (issue 25's differences)
+// against a real ZooKeeper 3.8, both sessions on it, and compares with the
+// transcript checked in. -update rewrites it.
+func TestDoorScriptReference(t *testing.T) {
+	z := startRealZK(t)
+	tr := runDoorScript(t, z.Addr, z.Addr)
+	golden := filepath.Join("testdata", "door-zk38.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(tr.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.String(); got != string(want) {
+		t.Fatalf("ZooKeeper 3.8 answered the door script differently from %s (run with -update if the script changed):\n%s", golden, lineDiff(string(want), got))
+	}
+}

@@ -47,6 +47,7 @@ const (
 	ErrBadArguments            int32 = -8
 	ErrNoNode                  int32 = -101
 	ErrBadVersion              int32 = -103
+	ErrNoAuth                  int32 = -102
 	ErrNoChildrenForEphemerals int32 = -108
 	ErrNodeExists              int32 = -110
 	ErrNotEmpty                int32 = -111
@@ -108,7 +109,7 @@ func OpName(op int32) string {
 
 var errNames = map[int32]string{
 	ErrOK: "ok", ErrSystem: "systemerror", ErrMarshalling: "marshallingerror", ErrUnimplemented: "unimplemented",
-	ErrBadArguments: "badarguments", ErrNoNode: "nonode", ErrBadVersion: "badversion",
+	ErrBadArguments: "badarguments", ErrNoNode: "nonode", ErrBadVersion: "badversion", ErrNoAuth: "noauth",
 	ErrNoChildrenForEphemerals: "nochildrenforephemerals", ErrNodeExists: "nodeexists", ErrNotEmpty: "notempty",
 	ErrSessionExpired: "sessionexpired", ErrInvalidACL: "invalidacl", ErrNoWatcher: "nowatcher",
 	ErrQuotaExceeded: "quotaexceeded",

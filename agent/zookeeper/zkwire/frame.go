@@ -71,14 +71,21 @@ const (
 	WordStat uint32 = 0x73746174 // "stat"
 )
 
+// fourLetterWords are the words ZooKeeper 3.8 knows
+// (FourLetterCommands.cmd2String); any other length is a length.
+var fourLetterWords = map[string]bool{
+	"conf": true, "cons": true, "crst": true, "dirs": true, "dump": true, "envi": true, "gtmk": true,
+	"ruok": true, "stmk": true, "srst": true, "srvr": true, "stat": true, "wchc": true, "wchp": true,
+	"wchs": true, "mntr": true, "isro": true, "icfg": true, "sysp": true,
+}
+
 // FourLetterWord returns the word a raw length spells, or "" if it is not
-// one the door answers.
+// one ZooKeeper knows.
 func FourLetterWord(raw uint32) string {
-	switch raw {
-	case WordRuok, WordSrvr, WordMntr, WordStat:
-		var b [4]byte
-		binary.BigEndian.PutUint32(b[:], raw)
-		return string(b[:])
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], raw)
+	if w := string(b[:]); fourLetterWords[w] {
+		return w
 	}
 	return ""
 }

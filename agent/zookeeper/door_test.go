@@ -1,0 +1,112 @@
+package zookeeper
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+)
+
+// What ZooKeeper allows on its own nodes (issue 25: both were
+// BADARGUMENTS): a node under /zookeeper, data on / and /zookeeper; the
+// special nodes cannot be deleted and /zookeeper/config is read-only.
+func TestZooKeeperNodesAndRootTakeWrites(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	create(t, r, 1, "/zookeeper/x", 0)
+	for i, c := range []struct {
+		op   int32
+		rec  zkwire.Record
+		want int32
+	}{
+		{zkwire.OpSetData, &zkwire.SetDataRequest{Path: "/", Data: []byte("r"), Version: 0}, 0},
+		{zkwire.OpSetData, &zkwire.SetDataRequest{Path: "/zookeeper", Data: []byte("z"), Version: -1}, 0},
+		{zkwire.OpSetData, &zkwire.SetDataRequest{Path: "/zookeeper/config", Version: -1}, zkwire.ErrNoAuth},
+		{zkwire.OpCreate, &zkwire.CreateRequest{Path: "/zookeeper/config/x", ACL: openACL}, zkwire.ErrNoAuth},
+		{zkwire.OpDelete, &zkwire.PathVersion{Path: "/zookeeper", Version: -1}, zkwire.ErrBadArguments},
+		{zkwire.OpDelete, &zkwire.PathVersion{Path: "/", Version: -1}, zkwire.ErrBadArguments},
+		{zkwire.OpDelete, &zkwire.PathVersion{Path: "/zookeeper/x", Version: -1}, 0},
+	} {
+		if h, _, _ := r.call(int32(10+i), c.op, c.rec); h.Err != c.want {
+			t.Fatalf("step %d (op %d): err %d, want %d", i, c.op, h.Err, c.want)
+		}
+	}
+	if code, data, _ := getData(r, 30, "/", false); code != 0 || data != "r" {
+		t.Fatalf("get /: err %d data %q", code, data)
+	}
+}
+
+// Reads of a path ZooKeeper would not accept in a write answer NONODE, as
+// ZooKeeper's do (they were BADARGUMENTS).
+func TestReadsOfInvalidPathsAnswerNoNode(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	for i, p := range []string{"rel", "/a//b", "/a/", "/a/./b", ""} {
+		for j, op := range []int32{zkwire.OpExists, zkwire.OpGetData, zkwire.OpGetChildren2} {
+			if h, _, _ := r.call(int32(i*3+j+1), op, &zkwire.PathWatch{Path: p}); h.Err != zkwire.ErrNoNode {
+				t.Fatalf("op %d on %q: err %d, want NONODE", op, p, h.Err)
+			}
+		}
+	}
+}
+
+// A container goes once its last child went; one that never had a child
+// stays, as ZooKeeper's ContainerManager does (they were never reaped).
+func TestEmptyContainerIsReaped(t *testing.T) {
+	s, _ := startServer(t, func(c *Config) { c.ContainerCheck = time.Hour }) // the test runs the checks
+	r := dialRaw(t, s)
+	r.handshake(false)
+	for i, p := range []string{"/lock", "/never"} {
+		if h, _, _ := r.call(int32(i+1), zkwire.OpCreateContainer, &zkwire.CreateRequest{Path: p, ACL: openACL, Flags: zkwire.FlagContainer}); h.Err != 0 {
+			t.Fatalf("createContainer %s: %d", p, h.Err)
+		}
+	}
+	create(t, r, 3, "/lock/c", zkwire.FlagEphemeral)
+	s.reapContainers()
+	s.reapContainers()
+	if h, _, _ := r.call(4, zkwire.OpExists, &zkwire.PathWatch{Path: "/lock"}); h.Err != 0 {
+		t.Fatalf("a container with a child was reaped: %d", h.Err)
+	}
+	r.call(5, zkwire.OpDelete, &zkwire.PathVersion{Path: "/lock/c", Version: -1})
+	s.reapContainers()
+	if h, _, _ := r.call(6, zkwire.OpExists, &zkwire.PathWatch{Path: "/lock"}); h.Err != 0 {
+		t.Fatalf("a container was reaped at the first check that found it empty: %d", h.Err)
+	}
+	s.reapContainers()
+	if h, _, _ := r.call(7, zkwire.OpExists, &zkwire.PathWatch{Path: "/lock"}); h.Err != zkwire.ErrNoNode {
+		t.Fatalf("an empty container survived two checks: %d", h.Err)
+	}
+	if h, _, _ := r.call(8, zkwire.OpExists, &zkwire.PathWatch{Path: "/never"}); h.Err != 0 {
+		t.Fatalf("a container that never had a child was reaped: %d", h.Err)
+	}
+}
+
+// conf, cons, envi and wchs are answered; the other words ZooKeeper knows
+// say they are not served, as ZooKeeper says of words not whitelisted
+// (they closed the connection with nothing).
+func TestMoreFourLetterWords(t *testing.T) {
+	s, _ := startServer(t)
+	w := dialRaw(t, s)
+	sess := w.handshake(false)
+	w.call(1, zkwire.OpExists, &zkwire.PathWatch{Path: "/x", Watch: true})
+	for word, want := range map[string]string{
+		"conf": "maxSessionTimeout=40000\n",
+		"cons": fmt.Sprintf("sid=0x%x", sess.SessionID),
+		"envi": "Environment:\nzookeeper.version=" + Version,
+		"wchs": "1 connections watching 1 paths\nTotal watches:1\n",
+		"dump": "dump is not executed because it is not in the whitelist.\n",
+		"wchc": "wchc is not executed because it is not in the whitelist.\n",
+	} {
+		r := dialRaw(t, s)
+		r.nc.Write([]byte(word))
+		b, err := io.ReadAll(r.br)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Fatalf("%s: %q %v, want %q in it", word, b, err, want)
+		}
+	}
+}
