@@ -1,22 +1,350 @@
 package nacos
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
+	"github.com/namecast/namecast/routes"
 )
 
-// beat is one instance registered over the 1.x HTTP API, held until no
-// beat came for BeatTimeout.
+// The Nacos 1.x open API on the HTTP port, for what operators and 1.x
+// clients call (Nacos' naming InstanceController, ServiceController and
+// config ConfigController under /nacos/v1). Parameters come from the query
+// or a form body, as Nacos reads them. Ephemeral instances registered here
+// are held by their beats: each beat keeps the instance Config.BeatTimeout
+// (30 s, Nacos' ipDeleteTimeout) longer, and the answer tells the client to beat
+// every BeatInterval (5 s).
+
+// beat is one instance registered over HTTP, held until its deadline.
 type beat struct {
 	key      string
 	deadline time.Time
 }
 
+func beatHolder(id string) holder { return holder("beat:" + id) }
+
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
-	return mux
+	mux.HandleFunc("POST /nacos/v1/ns/instance", s.httpRegister)
+	mux.HandleFunc("PUT /nacos/v1/ns/instance", s.httpRegister)
+	mux.HandleFunc("DELETE /nacos/v1/ns/instance", s.httpDeregister)
+	mux.HandleFunc("GET /nacos/v1/ns/instance", s.httpInstance)
+	mux.HandleFunc("GET /nacos/v1/ns/instance/list", s.httpList)
+	mux.HandleFunc("PUT /nacos/v1/ns/instance/beat", s.httpBeat)
+	mux.HandleFunc("GET /nacos/v1/ns/service/list", s.httpServiceList)
+	mux.HandleFunc("GET /nacos/v1/cs/configs", s.httpConfigGet)
+	mux.HandleFunc("POST /nacos/v1/cs/configs", s.httpConfigPublish)
+	mux.HandleFunc("DELETE /nacos/v1/cs/configs", s.httpConfigDelete)
+	return http.MaxBytesHandler(mux, MaxConfigContent+16<<10)
 }
 
+func httpError(w http.ResponseWriter, code int, err error) {
+	if ce, ok := err.(*codedError); ok && ce.code == nacoswire.ErrInvalidParam {
+		code = http.StatusBadRequest
+	}
+	http.Error(w, "caused: "+err.Error(), code)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func formService(r *http.Request) (service, error) {
+	return newService(r.FormValue("namespaceId"), r.FormValue("groupName"), r.FormValue("serviceName"))
+}
+
+// formInstance reads an instance from Nacos' register parameters.
+func formInstance(r *http.Request) (nacoswire.Instance, error) {
+	in := nacoswire.Instance{IP: r.FormValue("ip"), Weight: 1, Healthy: true, Enabled: true, Ephemeral: true,
+		ClusterName: r.FormValue("clusterName")}
+	var err error
+	if in.Port, err = strconv.Atoi(r.FormValue("port")); err != nil {
+		return in, invalid(fmt.Errorf("port %q is not a number", r.FormValue("port")))
+	}
+	for name, dst := range map[string]*bool{"enabled": &in.Enabled, "healthy": &in.Healthy, "ephemeral": &in.Ephemeral} {
+		if v := r.FormValue(name); v != "" {
+			if *dst, err = strconv.ParseBool(v); err != nil {
+				return in, invalid(fmt.Errorf("%s %q is not true or false", name, v))
+			}
+		}
+	}
+	if v := r.FormValue("weight"); v != "" {
+		if in.Weight, err = strconv.ParseFloat(v, 64); err != nil || in.Weight <= 0 {
+			return in, invalid(fmt.Errorf("weight %q is not a positive number", v))
+		}
+	}
+	if v := r.FormValue("metadata"); v != "" {
+		if err := json.Unmarshal([]byte(v), &in.Metadata); err != nil {
+			return in, invalid(fmt.Errorf("metadata is not a JSON object of strings: %v", err))
+		}
+	}
+	return in, nil
+}
+
+func (s *Server) httpRegister(w http.ResponseWriter, r *http.Request) {
+	sv, err := formService(r)
+	if err == nil {
+		var in nacoswire.Instance
+		if in, err = formInstance(r); err == nil {
+			err = s.registerHTTP(sv, in)
+		}
+	}
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	w.Write([]byte("ok"))
+}
+
+// registerHTTP records an instance registered over HTTP: persistent ones as
+// rules, ephemeral ones held by beats.
+func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
+	rec, err := sv.record(in, !in.Ephemeral)
+	if err != nil {
+		return invalid(err)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if !in.Ephemeral {
+		s.reg.ApplyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
+		return nil
+	}
+	id := identity(sv, in.IP, in.Port, in.ClusterName)
+	s.mu.Lock()
+	var dels []string
+	b := s.beats[id]
+	if b != nil && b.key != rec.Key() && s.releaseLocked(beatHolder(id), b.key) {
+		dels = append(dels, b.key)
+	}
+	if b == nil {
+		if len(s.beats) >= s.cfg.MaxConns {
+			s.mu.Unlock()
+			return &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
+		}
+		b = &beat{}
+		s.beats[id] = b
+	}
+	b.key, b.deadline = rec.Key(), time.Now().Add(s.cfg.BeatTimeout)
+	var puts []routes.Record
+	if s.holdLocked(beatHolder(id), rec) {
+		puts = append(puts, rec)
+	}
+	s.mu.Unlock()
+	if len(puts) > 0 || len(dels) > 0 {
+		s.reg.Apply(puts, dels)
+	}
+	return nil
+}
+
+func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
+	sv, err := formService(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	in, err := formInstance(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if !in.Ephemeral {
+		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
+			s.reg.ApplyRules(nil, keys)
+		}
+	} else {
+		s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName))
+	}
+	w.Write([]byte("ok"))
+}
+
+// dropBeat releases an HTTP instance's hold. writeMu held.
+func (s *Server) dropBeat(id string) {
+	s.mu.Lock()
+	b := s.beats[id]
+	last := b != nil && s.releaseLocked(beatHolder(id), b.key)
+	delete(s.beats, id)
+	s.mu.Unlock()
+	if last {
+		s.reg.Apply(nil, []string{b.key})
+	}
+}
+
+// httpBeat renews an HTTP instance (Nacos' InstanceController.beat): code
+// 10200 when held, 20404 when unknown, so the client registers it again.
+func (s *Server) httpBeat(w http.ResponseWriter, r *http.Request) {
+	sv, err := formService(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	ip, port, cluster := r.FormValue("ip"), r.FormValue("port"), r.FormValue("clusterName")
+	if raw := r.FormValue("beat"); raw != "" {
+		var b struct {
+			IP      string `json:"ip"`
+			Port    int    `json:"port"`
+			Cluster string `json:"cluster"`
+		}
+		if err := json.Unmarshal([]byte(raw), &b); err != nil {
+			httpError(w, http.StatusBadRequest, invalid(fmt.Errorf("beat is not JSON: %v", err)))
+			return
+		}
+		ip, port, cluster = b.IP, strconv.Itoa(b.Port), b.Cluster
+	}
+	p, _ := strconv.Atoi(port)
+	id := identity(sv, ip, p, cluster)
+	s.mu.Lock()
+	b := s.beats[id]
+	if b != nil {
+		b.deadline = time.Now().Add(s.cfg.BeatTimeout)
+	}
+	s.mu.Unlock()
+	code := 10200
+	if b == nil {
+		code = 20404
+	}
+	writeJSON(w, map[string]any{"clientBeatInterval": BeatInterval.Milliseconds(), "code": code, "lightBeatEnabled": true})
+}
+
+// beatLoop withdraws HTTP instances whose beats stopped.
 func (s *Server) beatLoop() {
-	<-s.ctx.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case now := <-t.C:
+			s.writeMu.Lock()
+			s.mu.Lock()
+			var expired []string
+			for id, b := range s.beats {
+				if now.After(b.deadline) {
+					expired = append(expired, id)
+				}
+			}
+			s.mu.Unlock()
+			for _, id := range expired {
+				s.dropBeat(id)
+			}
+			s.writeMu.Unlock()
+		}
+	}
+}
+
+func (s *Server) httpInstance(w http.ResponseWriter, r *http.Request) {
+	sv, err := formService(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	port, _ := strconv.Atoi(r.FormValue("port"))
+	for _, h := range s.hosts(sv, r.FormValue("cluster")+r.FormValue("clusterName")) {
+		if h.IP == r.FormValue("ip") && h.Port == port {
+			writeJSON(w, map[string]any{"service": sv.group + "@@" + sv.name, "ip": h.IP, "port": h.Port,
+				"clusterName": h.ClusterName, "weight": h.Weight, "healthy": h.Healthy, "instanceId": h.InstanceID,
+				"metadata": h.Metadata})
+			return
+		}
+	}
+	httpError(w, http.StatusNotFound, errors.New("no ip "+r.FormValue("ip")+" port "+r.FormValue("port")+" in service "+sv.name))
+}
+
+func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {
+	sv, err := formService(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	info := s.serviceInfo(sv, r.FormValue("clusters"))
+	info.Name = sv.group + "@@" + sv.name // 1.x names services with their group
+	if healthyOnly, _ := strconv.ParseBool(r.FormValue("healthyOnly")); healthyOnly {
+		kept := info.Hosts[:0]
+		for _, h := range info.Hosts {
+			if h.Healthy && h.Enabled {
+				kept = append(kept, h)
+			}
+		}
+		info.Hosts = kept
+	}
+	writeJSON(w, info)
+}
+
+func (s *Server) httpServiceList(w http.ResponseWriter, r *http.Request) {
+	atoi := func(name string, def int) int {
+		if n, err := strconv.Atoi(r.FormValue(name)); err == nil {
+			return n
+		}
+		return def
+	}
+	p, err := s.servicePage(r.FormValue("namespaceId"), r.FormValue("groupName"), atoi("pageNo", 1), atoi("pageSize", 10))
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	writeJSON(w, map[string]any{"count": p.count, "doms": p.page})
+}
+
+func formConfig(r *http.Request) (configID, error) {
+	id, err := newConfigID(r.FormValue("tenant"), r.FormValue("group"), r.FormValue("dataId"))
+	if err != nil {
+		return id, invalid(err)
+	}
+	return id, nil
+}
+
+func (s *Server) httpConfigGet(w http.ResponseWriter, r *http.Request) {
+	id, err := formConfig(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	content, found := s.config(id)
+	if !found {
+		http.Error(w, "config data not exist", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-MD5", md5Hex(content))
+	w.Write([]byte(content))
+}
+
+func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
+	id, err := formConfig(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	cas := r.Header.Get("casMd5")
+	if cas == "" {
+		cas = r.FormValue("casMd5")
+	}
+	done, err := s.publishConfig(id, r.FormValue("content"), strings.TrimSpace(cas))
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	if !done {
+		http.Error(w, "Cas publish fail, server md5 may have changed.", http.StatusConflict)
+		return
+	}
+	w.Write([]byte("true"))
+}
+
+func (s *Server) httpConfigDelete(w http.ResponseWriter, r *http.Request) {
+	id, err := formConfig(r)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	s.removeConfig(id)
+	w.Write([]byte("true"))
 }

@@ -63,6 +63,9 @@ type Config struct {
 	MaxConns int
 	// WriteTimeout bounds one write to a client.
 	WriteTimeout time.Duration
+	// BeatTimeout is how long an instance registered over the 1.x HTTP
+	// API lives without a beat (Nacos' ipDeleteTimeout, 30 s).
+	BeatTimeout time.Duration
 	// Registry is the agent: required.
 	Registry Registry
 	// Logger gets structured logs with component=nacos; nil discards.
@@ -79,7 +82,8 @@ func (c *Config) setDefaults() error {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&c.Grace, DefaultGrace}, {&c.SetupWait, DefaultSetupWait}, {&c.WriteTimeout, DefaultWriteTimeout}} {
+	}{{&c.Grace, DefaultGrace}, {&c.SetupWait, DefaultSetupWait}, {&c.WriteTimeout, DefaultWriteTimeout},
+		{&c.BeatTimeout, BeatTimeout}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
