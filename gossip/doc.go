@@ -56,7 +56,10 @@
 //     digest (a previous run whose clock was ahead) takes the next
 //     incarnation above it and announces itself, as memberlist refutes for
 //     its own (incarnation.go): peers replace the old records, never refuse
-//     the new ones.
+//     the new ones. A second live agent under the same name is another
+//     matter: a join is refused on both sides when the other lists a live
+//     member of a name at another address than the one we know, and the
+//     joiner is told the live one's address (duplicate.go).
 //  5. Members that failed (not those that left) are re-joined periodically,
 //     so both sides of a healed partition merge again by themselves; the
 //     cluster as a whole tries each about once per ReconnectInterval, so
