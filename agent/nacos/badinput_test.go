@@ -3,10 +3,13 @@ package nacos
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
+	"github.com/namecast/namecast/routes"
 )
 
 // Bad bytes get a Nacos ErrorResponse with grpc-status 0, and change nothing.
@@ -54,5 +57,30 @@ func TestRequestBeforeSetupIsUnregistered(t *testing.T) {
 	json.Unmarshal(p.Body, &r)
 	if p.Type != nacoswire.TypeErrorResponse || r.ErrorCode != nacoswire.ErrUnregistered {
 		t.Fatalf("answered %s %+v", p.Type, r)
+	}
+}
+
+// A rule write the agent refuses (rules limit, failed save) is answered
+// with Nacos' OVER_THRESHOLD and the agent's words, over gRPC and HTTP.
+func TestRefusedRuleWriteIsAnError(t *testing.T) {
+	s, reg := startServer(t)
+	full := fmt.Errorf("agent: %w", routes.ErrRulesFull)
+	reg.rulesErr.Store(&full)
+	c := dial(t, s)
+	p := c.callRaw(frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"), Content: "x"}))
+	var r nacoswire.Response
+	json.Unmarshal(p.Body, &r)
+	if p.Type != nacoswire.TypeErrorResponse || r.ErrorCode != nacoswire.ErrOverThreshold || !strings.Contains(r.Message, "rules limit") {
+		t.Fatalf("gRPC publish answered %s %+v", p.Type, r)
+	}
+	in := nacoswire.Instance{IP: "10.0.0.9", Port: 80, Weight: 1, Enabled: true}
+	p = c.callRaw(frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in)))
+	json.Unmarshal(p.Body, &r)
+	if r.ErrorCode != nacoswire.ErrOverThreshold {
+		t.Fatalf("persistent register answered %s %+v", p.Type, r)
+	}
+	if code, body := do(t, s, "POST", "/nacos/v1/cs/configs", url.Values{"dataId": {"a"}, "content": {"x"}}); code != 503 ||
+		!strings.Contains(body, "rules limit") {
+		t.Fatalf("HTTP publish: %d %s", code, body)
 	}
 }

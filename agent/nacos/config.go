@@ -3,6 +3,7 @@ package nacos
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -108,7 +109,9 @@ func (s *Server) publishConfig(id configID, content, casMD5 string) (ok bool, er
 			return false, nil
 		}
 	}
-	s.reg.ApplyRules([]routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}, nil)
+	if err := s.applyRules([]routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}, nil); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 
@@ -133,12 +136,25 @@ func (s *Server) configPublish(c *client, body []byte) (any, error) {
 	return &r, nil
 }
 
-func (s *Server) removeConfig(id configID) {
+func (s *Server) removeConfig(id configID) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if _, found := s.config(id); found {
-		s.reg.ApplyRules(nil, []string{routes.KVKey(configNamespace, id.key())})
+		return s.applyRules(nil, []string{routes.KVKey(configNamespace, id.key())})
 	}
+	return nil
+}
+
+// applyRules changes rules, turning the agent's refusal into a Nacos
+// error: over the rules limit is Nacos' OVER_THRESHOLD.
+func (s *Server) applyRules(puts []routes.Record, deletes []string) error {
+	if _, err := s.reg.ApplyRules(puts, deletes); err != nil {
+		if errors.Is(err, routes.ErrRulesFull) {
+			return &codedError{nacoswire.ErrOverThreshold, err.Error()}
+		}
+		return &codedError{nacoswire.ErrServer, err.Error()}
+	}
+	return nil
 }
 
 func (s *Server) configRemove(c *client, body []byte) (any, error) {
@@ -150,7 +166,9 @@ func (s *Server) configRemove(c *client, body []byte) (any, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	s.removeConfig(id)
+	if err := s.removeConfig(id); err != nil {
+		return nil, err
+	}
 	r := nacoswire.OK()
 	return &r, nil
 }

@@ -20,8 +20,9 @@ import (
 // fakeRegistry is an agent reduced to its table: local records and rules
 // change it directly, nothing is gossiped.
 type fakeRegistry struct {
-	t      *routes.Table
-	notYet atomic.Bool
+	t        *routes.Table
+	notYet   atomic.Bool
+	rulesErr atomic.Pointer[error] // every ApplyRules fails with it when set
 }
 
 func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
@@ -29,9 +30,12 @@ func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	return ok
 }
 
-func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) bool {
+func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
+	if err := f.rulesErr.Load(); err != nil {
+		return false, *err
+	}
 	_, ok := f.t.ApplyRules(puts, deletes)
-	return ok
+	return ok, nil
 }
 
 func (f *fakeRegistry) Table() *routes.Table { return f.t }

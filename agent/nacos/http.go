@@ -97,7 +97,7 @@ func (s *Server) httpRegister(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
+		httpError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	w.Write([]byte("ok"))
@@ -113,8 +113,7 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if !in.Ephemeral {
-		s.reg.ApplyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
-		return nil
+		return s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
 	}
 	id := identity(sv, in.IP, in.Port, in.ClusterName)
 	s.mu.Lock()
@@ -158,7 +157,10 @@ func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
 	defer s.writeMu.Unlock()
 	if !in.Ephemeral {
 		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
-			s.reg.ApplyRules(nil, keys)
+			if err := s.applyRules(nil, keys); err != nil {
+				httpError(w, http.StatusServiceUnavailable, err)
+				return
+			}
 		}
 	} else {
 		s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName))
@@ -329,7 +331,7 @@ func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
 	}
 	done, err := s.publishConfig(id, r.FormValue("content"), strings.TrimSpace(cas))
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
+		httpError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	if !done {
@@ -345,6 +347,9 @@ func (s *Server) httpConfigDelete(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.removeConfig(id)
+	if err := s.removeConfig(id); err != nil {
+		httpError(w, http.StatusServiceUnavailable, err)
+		return
+	}
 	w.Write([]byte("true"))
 }

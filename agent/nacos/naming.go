@@ -99,8 +99,7 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 		for _, in := range insts {
 			dels = append(dels, s.persistentKeys(sv, in)...)
 		}
-		s.reg.ApplyRules(recs, without(dels, recs))
-		return nil
+		return s.applyRules(recs, without(dels, recs))
 	}
 	h := grpcHolder(c.id)
 	s.mu.Lock()
@@ -187,7 +186,7 @@ func (s *Server) deregister(c *client, sv service, in nacoswire.Instance, persis
 	defer s.writeMu.Unlock()
 	if persistent {
 		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
-			s.reg.ApplyRules(nil, keys)
+			return s.applyRules(nil, keys)
 		}
 		return nil
 	}

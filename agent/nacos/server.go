@@ -22,8 +22,9 @@ type Registry interface {
 	// gossips the change.
 	Apply(puts []routes.Record, deletes []string) bool
 	// ApplyRules changes cluster-scoped records (persistent instances,
-	// configs).
-	ApplyRules(puts []routes.Record, deletes []string) bool
+	// configs) once saved; an error (routes.ErrRulesFull, a failed save)
+	// means nothing changed.
+	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
 	// Table is the replicated table.
 	Table() *routes.Table
 	// Ready reports whether the first sync with the cluster is done.
