@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/internal/bench"
+	"github.com/namecast/namecast/routes"
 )
 
 // p1Timeout bounds one propagation trial; a trial over it is a lost
@@ -17,6 +18,10 @@ const p1Timeout = 15 * time.Second
 type propagation struct {
 	last  bench.Durations // per trial: until the last member had it
 	each  bench.Durations // every member's own delay
+	gone  bench.Durations // P1 only, per trial: withdrawn until the last member lost it
+	// perChange is the bytes sent by all members to spread one change
+	// (and to repair it), over N: P1 only, over all its changes.
+	perChange float64
 	setup time.Duration   // until the cluster had formed
 	heap  float64         // heap in use per member once formed, MB
 	nudge int             // lagging members helped to form (see WaitMembers)
@@ -25,22 +30,25 @@ type propagation struct {
 func runP1(ctx context.Context, o *options) ([]bench.Figure, error) {
 	var figs []bench.Figure
 	for _, n := range o.p1N {
-		nc, sf, err := comparePropagation(ctx, n, o.p1Trials)
+		nc, sf, err := comparePropagation(ctx, n, o.p1Trials, true)
 		if err != nil {
 			return figs, err
 		}
 		figs = append(figs, p1Figures("P1", n, nc, sf)...)
+		figs = append(figs, withdrawFigures(n, nc, sf)...)
 	}
 	return figs, nil
 }
 
 // comparePropagation measures namecast, then serf, at size n. They run one
 // after the other, not side by side, so neither steals the other's CPU.
-func comparePropagation(ctx context.Context, n, trials int) (nc, sf propagation, err error) {
-	if nc, err = propagateNamecast(ctx, n, trials); err != nil {
+// With withdraw, each trial also withdraws what it registered once every
+// member has it and times that too (serf: a second user event).
+func comparePropagation(ctx context.Context, n, trials int, withdraw bool) (nc, sf propagation, err error) {
+	if nc, err = propagateNamecast(ctx, n, trials, withdraw); err != nil {
 		return nc, sf, fmt.Errorf("namecast N=%d: %w", n, err)
 	}
-	if sf, err = propagateSerf(ctx, n, trials); err != nil {
+	if sf, err = propagateSerf(ctx, n, trials, withdraw); err != nil {
 		return nc, sf, fmt.Errorf("serf N=%d: %w", n, err)
 	}
 	return nc, sf, nil
@@ -64,7 +72,7 @@ func p1Figures(sc string, n int, nc, sf propagation) []bench.Figure {
 	return []bench.Figure{last, each, heap}
 }
 
-func propagateNamecast(ctx context.Context, n, trials int) (propagation, error) {
+func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propagation, error) {
 	var res propagation
 	bench.Progress("  namecast: starting %d agents", n)
 	h0 := bench.HeapInUse()
@@ -79,31 +87,57 @@ func propagateNamecast(ctx context.Context, n, trials int) (propagation, error) 
 	res.nudge = c.Nudges()
 	bench.Progress("  namecast: formed in %v (%d nudged), heap %.2f MB per member", res.setup.Round(time.Millisecond), res.nudge, res.heap)
 	agents := c.Running()
+	bytes := startChangeBytes(c.Transports(), bench.SrcOps, bench.SrcAntiTCP)
+	changes := 0
 	for i := range trials {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
 		origin := agents[rand.IntN(len(agents))]
 		topic := fmt.Sprintf("p1-%d-%d", n, i)
-		arr := bench.NewArrivals(names(agents))
-		wctx, cancel := context.WithCancel(ctx)
-		stop := bench.WatchTables(wctx, agents, arr, hasRoute(topic))
-		arr.Start()
-		_, err := origin.Agent.RegisterBroker(brokerOf("b-"+topic, topic), 0)
-		out := arr.Wait(ctx, p1Timeout)
-		cancel()
-		stop()
+		out, err := watchNamecast(ctx, agents, hasRoute(topic), func() error {
+			_, err := origin.Agent.RegisterBroker(brokerOf("b-"+topic, topic), 0)
+			return err
+		})
 		if err != nil {
 			return res, err
 		}
 		record(&res, out)
+		changes++
+		pause(ctx)
+		if !withdraw {
+			continue
+		}
+		out, err = watchNamecast(ctx, agents, noRoute(topic), func() error {
+			origin.Agent.UnregisterBroker("bench", "b-"+topic, 0)
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+		res.gone.Add(out.Last, out.TimedOut)
+		changes++
 		pause(ctx)
 	}
+	res.perChange = bytes.perChange(ctx, changes)
 	bench.Progress("  namecast N=%d: p50 %.3fs max %.3fs", n, res.last.Stat().P50, res.last.Stat().Max)
 	return res, nil
 }
 
-func propagateSerf(ctx context.Context, n, trials int) (propagation, error) {
+// watchNamecast times change until every agent's table satisfies done.
+func watchNamecast(ctx context.Context, agents []*bench.Agent, done func(*routes.Table) bool, change func() error) (bench.Outcome, error) {
+	arr := bench.NewArrivals(names(agents))
+	wctx, cancel := context.WithCancel(ctx)
+	stop := bench.WatchTables(wctx, agents, arr, done)
+	arr.Start()
+	err := change()
+	out := arr.Wait(ctx, p1Timeout)
+	cancel()
+	stop()
+	return out, err
+}
+
+func propagateSerf(ctx context.Context, n, trials int, withdraw bool) (propagation, error) {
 	var res propagation
 	bench.Progress("  serf: starting %d members", n)
 	h0 := bench.HeapInUse()
@@ -118,26 +152,100 @@ func propagateSerf(ctx context.Context, n, trials int) (propagation, error) {
 	res.nudge = c.Nudges()
 	bench.Progress("  serf: formed in %v (%d nudged), heap %.2f MB per member", res.setup.Round(time.Millisecond), res.nudge, res.heap)
 	members := c.Running()
+	bytes := startChangeBytes(c.Transports(), bench.SrcSerf)
+	changes := 0
+	event := func(name string, payload []byte, origin *bench.SerfMember) (bench.Outcome, error) {
+		arr := bench.NewArrivals(c.Names())
+		forget := c.Expect("user:"+name, arr)
+		arr.Start()
+		err := origin.Serf.UserEvent(name, payload, false)
+		out := arr.Wait(ctx, p1Timeout)
+		forget()
+		return out, err
+	}
 	for i := range trials {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
 		origin := members[rand.IntN(len(members))]
 		name := fmt.Sprintf("p1-%d-%d", n, i)
-		arr := bench.NewArrivals(c.Names())
-		forget := c.Expect("user:"+name, arr)
-		arr.Start()
-		err := origin.Serf.UserEvent(name, payloadOf(brokerOf("b-"+name, name)), false)
-		out := arr.Wait(ctx, p1Timeout)
-		forget()
+		out, err := event(name, payloadOf(brokerOf("b-"+name, name)), origin)
 		if err != nil {
 			return res, err
 		}
 		record(&res, out)
+		changes++
+		pause(ctx)
+		if !withdraw {
+			continue
+		}
+		// A withdrawal as serf would carry it: an event with the same
+		// registration, so both sides again gossip about as many bytes.
+		out, err = event(name+"-gone", payloadOf(brokerOf("b-"+name, name)), origin)
+		if err != nil {
+			return res, err
+		}
+		res.gone.Add(out.Last, out.TimedOut)
+		changes++
 		pause(ctx)
 	}
+	res.perChange = bytes.perChange(ctx, changes)
 	bench.Progress("  serf N=%d: p50 %.3fs max %.3fs", n, res.last.Stat().P50, res.last.Stat().Max)
 	return res, nil
+}
+
+// withdrawFigures are P1's withdrawal (unregister → gone on every agent)
+// and what a change costs.
+func withdrawFigures(n int, nc, sf propagation) []bench.Figure {
+	gone := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "withdrawn → gone on last member", Unit: bench.UnitSeconds,
+		Namecast: nc.gone.Stat()}.WithPeer(sf.gone.Stat())
+	gone = gone.Judge("p99 ≤ serf p99", gone.Namecast.P99 <= gone.Serf.P99)
+	gone.Note = fmt.Sprintf("unregister on the agent that registered, once every agent had it; serf: a second user event; missed: namecast %d, serf %d",
+		nc.gone.Missed, sf.gone.Missed)
+	cost := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "bytes per change per member", Unit: bench.UnitBytes,
+		Namecast: bench.Summarize([]float64{nc.perChange})}.WithPeer(bench.Summarize([]float64{sf.perChange}))
+	cost = cost.Judge("≤ 1.2× serf", cost.Namecast.P99 <= 1.2*cost.Serf.P99)
+	cost.Note = "bytes all members sent in ops, notices and pulls (serf: its messages) over the trials and 3 s after, per change, over N"
+	return []bench.Figure{gone, cost}
+}
+
+// changeBytes counts the bytes of some classes of traffic (bench's
+// sources) that the members send from its start.
+type changeBytes struct {
+	ts      []*bench.CountingTransport
+	classes []string
+	start   uint64
+	n       int
+}
+
+func startChangeBytes(ts []*bench.CountingTransport, classes ...string) *changeBytes {
+	b := &changeBytes{ts: ts, classes: classes, n: len(ts)}
+	b.start = b.sum()
+	return b
+}
+
+func (b *changeBytes) sum() uint64 {
+	var s uint64
+	for _, t := range b.ts {
+		src := t.Sources()
+		for _, c := range b.classes {
+			s += src[c]
+		}
+	}
+	return s
+}
+
+// perChange waits for the last change's retransmissions to end, then
+// returns the bytes per change per member.
+func (b *changeBytes) perChange(ctx context.Context, changes int) float64 {
+	select {
+	case <-ctx.Done():
+	case <-time.After(3 * time.Second):
+	}
+	if changes == 0 || b.n == 0 {
+		return 0
+	}
+	return float64(b.sum()-b.start) / float64(changes) / float64(b.n)
 }
 
 func record(p *propagation, out bench.Outcome) {

@@ -14,7 +14,7 @@ import (
 func runP5(ctx context.Context, o *options) ([]bench.Figure, error) {
 	var figs []bench.Figure
 	for _, n := range o.p5N {
-		nc, sf, err := comparePropagation(ctx, n, o.p5Trials)
+		nc, sf, err := comparePropagation(ctx, n, o.p5Trials, false)
 		if err != nil {
 			figs = append(figs, bench.Figure{Scenario: "P5", Case: caseName(n, "lan"), Metric: "sustained",
 				Verdict: bench.Miss, Note: err.Error()})

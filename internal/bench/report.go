@@ -17,6 +17,7 @@ const (
 	UnitBytesPS = "B/s"
 	UnitReqPS   = "req/s"
 	UnitMB      = "MB"
+	UnitBytes   = "B"
 	UnitPercent = "%"
 )
 
@@ -177,6 +178,8 @@ func format(unit string, v float64) string {
 		return fmt.Sprintf("%.0f/s", v)
 	case UnitMB:
 		return fmt.Sprintf("%.1f MB", v)
+	case UnitBytes:
+		return fmt.Sprintf("%.0f B", v)
 	case UnitPercent:
 		return fmt.Sprintf("%.2f%%", v)
 	}
