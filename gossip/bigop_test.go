@@ -91,7 +91,7 @@ func TestBigOpIsRelayedAsANotice(t *testing.T) {
 	})
 	for _, g := range gs[1:] {
 		var got []notice
-		for _, msg := range g.queue.GetBroadcasts(0, 1<<20) {
+		for _, msg := range (*delegate)(g).GetBroadcasts(0, 1<<20) {
 			var n notice
 			if msg[0] == msgNotice && decode(msg, &n) == nil {
 				got = append(got, n)

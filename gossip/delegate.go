@@ -10,7 +10,11 @@ type delegate Gossip
 func (d *delegate) NodeMeta(limit int) []byte { return *d.meta.Load() }
 
 func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
-	return d.queue.GetBroadcasts(overhead, limit)
+	out := d.queue.GetBroadcasts(overhead, limit)
+	for _, b := range out {
+		limit -= overhead + len(b)
+	}
+	return append(out, d.light.GetBroadcasts(overhead, limit)...)
 }
 
 // LocalState is our digest on a join, so a joiner learns at once what to
@@ -63,7 +67,14 @@ func (d *delegate) NotifyMsg(buf []byte) {
 			g.malformed("ops")
 			return
 		}
-		g.applyDelta(delta)
+		g.applyDelta(delta, false)
+	case msgDirect:
+		var delta routes.Delta
+		if decode(buf, &delta) != nil {
+			g.malformed("direct ops")
+			return
+		}
+		g.applyDelta(delta, true)
 	case msgNotice:
 		var n notice
 		if decode(buf, &n) != nil {
@@ -152,11 +163,13 @@ func (g *Gossip) handleNotice(n notice, buf []byte) {
 	}
 	if mine, ok := g.table.Entry(n.Origin); (!ok || mine.Behind(n.Entry)) && g.schedulePull(n.Origin, source, n.Entry, true) {
 		g.kickPulls()
-		g.enqueue(&broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
+		g.enqueue(g.queue, &broadcast{name: n.Origin + "\x00notice", msg: append([]byte(nil), buf...)})
 	}
 }
 
-func (g *Gossip) applyDelta(d routes.Delta) {
+// applyDelta applies ops gossiped to us, or sent direct by their origin
+// (direct.go), and relays those that were news.
+func (g *Gossip) applyDelta(d routes.Delta, direct bool) {
 	if d.Origin == g.name {
 		g.noteOwnIncarnation(d.Inc) // relayed back to us, or a past run's
 		return
@@ -176,7 +189,7 @@ func (g *Gossip) applyDelta(d routes.Delta) {
 		res := g.table.Apply(one)
 		g.count(res)
 		if res.Applied > 0 {
-			g.relay(one)
+			g.relay(one, direct)
 		}
 	}
 }

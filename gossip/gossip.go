@@ -31,8 +31,10 @@ type Gossip struct {
 	ml      atomic.Pointer[memberlist.Memberlist]
 	streams *limitedTransport // bounds incoming streams (streams.go)
 	queue   *memberlist.TransmitLimitedQueue
+	light   *memberlist.TransmitLimitedQueue // relays of direct pushes (direct.go)
 	queueMu sync.Mutex // serialises enqueue's add-then-prune
 	push    budget     // eager pushes (push.go)
+	direct  budget     // direct pushes (direct.go)
 	askJoin budget     // summaries sent to members seen joining (members.go)
 	coord   *coordinate.Client
 
@@ -118,11 +120,13 @@ func New(cfg Config) (*Gossip, error) {
 		members: map[string]*member{}, down: map[string]struct{}{}, pending: map[string]pendingPull{},
 		work: make(chan func(), 1024), pullNow: make(chan struct{}, 1), checks: make(chan deathCheck, 256), stop: make(chan struct{}),
 		push:    budget{rate: pushRate, burst: pushBurst},
+		direct:  budget{rate: directRate, burst: directBurst},
 		askJoin: budget{rate: askJoinRate, burst: askJoinBurst},
 	}
 	meta := metaFor(cfg.Tags, cfg.Table.LocalInc())
 	g.meta.Store(&meta)
 	g.queue = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: cfg.Memberlist.RetransmitMult}
+	g.light = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: directLightMult}
 	return g, nil
 }
 
@@ -183,15 +187,18 @@ func (g *Gossip) Publish(d routes.Delta) {
 		return
 	}
 	if len(d.Ops) > g.cfg.MaxGossipOps {
-		g.announce(d.Origin)
+		g.announce(d.Origin, false)
 		return
 	}
+	// Sent to every member at once if the budget allows (direct.go); the
+	// ops are queued all the same, and pushed epidemically only if not.
+	direct := g.publishDirect(d)
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		if !g.spread(d.Origin+"\x00"+op.Key, msg) {
+		if !g.queueOp(d.Origin+"\x00"+op.Key, msg, g.queue, !direct) {
 			// Not queued: the members the push missed learn of it from
 			// our digest entry and pull.
-			g.announce(d.Origin)
+			g.announce(d.Origin, false)
 		}
 	}
 }
@@ -203,14 +210,26 @@ func (g *Gossip) Publish(d routes.Delta) {
 // half a packet: it is pushed, not queued. It reports whether the message
 // was queued; one that was not is announced (a notice of its origin) by
 // its origin and by every member that relays it.
-func (g *Gossip) spread(name string, msg []byte) (queued bool) {
+//
+// An op relayed from a direct push (light) goes to the light queue and is
+// not pushed (direct.go).
+func (g *Gossip) spread(name string, msg []byte, light bool) (queued bool) {
+	if light {
+		return g.queueOp(name, msg, g.light, false)
+	}
+	return g.queueOp(name, msg, g.queue, true)
+}
+
+// queueOp queues msg in q if it shares a packet well, and pushes it
+// (pushNow) if push and it fits a packet; see spread.
+func (g *Gossip) queueOp(name string, msg []byte, q *memberlist.TransmitLimitedQueue, push bool) (queued bool) {
 	size := g.cfg.Memberlist.UDPBufferSize
 	if len(msg) <= size/2 {
-		g.enqueue(&broadcast{name: name, msg: msg})
+		g.enqueue(q, &broadcast{name: name, msg: msg})
 		g.m.IncrCounter([]string{"gossip", "ops", "queued"}, 1)
 		queued = true
 	}
-	if len(msg)+pushOverhead+len(g.cfg.Memberlist.Label) <= size {
+	if push && len(msg)+pushOverhead+len(g.cfg.Memberlist.Label) <= size {
 		g.pushNow(msg)
 	}
 	return queued
@@ -219,14 +238,18 @@ func (g *Gossip) spread(name string, msg []byte) (queued bool) {
 // announce tells peers our digest entry for origin (our own, or one whose
 // op we relay but could not queue); those behind pull the origin's
 // snapshot.
-func (g *Gossip) announce(origin string) {
+func (g *Gossip) announce(origin string, light bool) {
 	e, _ := g.table.Entry(origin)
-	g.enqueue(&broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})
+	q := g.queue
+	if light {
+		q = g.light
+	}
+	g.enqueue(q, &broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})
 	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
 }
 
 // QueuedBroadcasts is the number of messages waiting to be gossiped.
-func (g *Gossip) QueuedBroadcasts() int { return g.queue.NumQueued() }
+func (g *Gossip) QueuedBroadcasts() int { return g.queue.NumQueued() + g.light.NumQueued() }
 
 // Leave announces our departure (peers drop our records at once instead of
 // waiting for failure detection), then waits up to timeout for it to spread.

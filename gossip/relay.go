@@ -22,16 +22,19 @@ import "github.com/namecast/namecast/routes"
 // push missed hears of it within a tick or so, as it would of a small op,
 // and pulls the origin at once. One notice per origin stays queued
 // however many ops it relays (the newest replaces the others).
-func (g *Gossip) relay(d routes.Delta) {
+//
+// An op that came direct from its origin (direct.go) reached nearly every
+// member already: it is not pushed on, and is queued in the light queue.
+func (g *Gossip) relay(d routes.Delta, direct bool) {
 	unqueued := false
 	for _, op := range d.Ops {
 		msg := encode(msgOps, routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}})
-		if !g.spread(d.Origin+"\x00"+op.Key, msg) {
+		if !g.spread(d.Origin+"\x00"+op.Key, msg, direct) {
 			unqueued = true
 		}
 	}
 	if unqueued {
-		g.announce(d.Origin)
+		g.announce(d.Origin, direct)
 	}
 	g.m.IncrCounter([]string{"gossip", "ops", "relayed"}, float32(len(d.Ops)))
 }
