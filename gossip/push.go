@@ -18,6 +18,12 @@ import (
 // stragglers. Each member pushes an op once, so the cost is N·GossipNodes
 // extra small packets per op; the budget bounds it in bursts (a large
 // registration is 64 ops), past which ops travel by the queue alone.
+//
+// Since direct.go, this epidemic is the fallback: a publisher within its
+// direct budget sends the change to every member itself and pushes
+// nothing, and a member that got an op direct pushes nothing either. An op
+// learned by gossip (from a publisher over its direct budget, or relayed
+// from a queue) is still pushed as above.
 const (
 	pushRate  = 60  // eager packets per second, sustained: 20 ops to 3 members
 	pushBurst = 200 // eager packets at once: 64 ops to 3 members
