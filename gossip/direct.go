@@ -23,9 +23,11 @@ import (
 // member the publisher did not know yet. With ~N holders each sending 4
 // copies (N < 100) to random members, a member whose datagram was lost is
 // missed by all of them with odds e^-4, 2%; it is then repaired by
-// anti-entropy (1-2.5 s on lan), as before. With directLightMult 1 (e^-2,
-// 14%), a test that drops the direct datagram to one member saw 2 of 10
-// trials wait past two ticks.
+// anti-entropy (1-2.5 s on lan), as before. An op too big to queue (a Dubbo
+// URL's) is relayed as a notice of its origin (relay.go), and that goes in
+// the full queue: it is small, one per change, and all that a member whose
+// datagram was lost has to go on (in the light queue, a test that drops
+// the datagram to one member saw 1-2 trials in 80 wait past two ticks).
 //
 // The budget is in datagrams, so it bounds the publisher's burst whatever
 // N: a change over it (a bulk registration, or many changes in a row in a

@@ -32,10 +32,10 @@ type Gossip struct {
 	streams *limitedTransport // bounds incoming streams (streams.go)
 	queue   *memberlist.TransmitLimitedQueue
 	light   *memberlist.TransmitLimitedQueue // relays of direct pushes (direct.go)
-	queueMu sync.Mutex // serialises enqueue's add-then-prune
-	push    budget     // eager pushes (push.go)
-	direct  budget     // direct pushes (direct.go)
-	askJoin budget     // summaries sent to members seen joining (members.go)
+	queueMu sync.Mutex                       // serialises enqueue's add-then-prune
+	push    budget                           // eager pushes (push.go)
+	direct  budget                           // direct pushes (direct.go)
+	askJoin budget                           // summaries sent to members seen joining (members.go)
 	coord   *coordinate.Client
 
 	// fate serialises every change of a member's liveness with its effect
@@ -187,7 +187,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 		return
 	}
 	if len(d.Ops) > g.cfg.MaxGossipOps {
-		g.announce(d.Origin, false)
+		g.announce(d.Origin)
 		return
 	}
 	// Sent to every member at once if the budget allows (direct.go); the
@@ -198,7 +198,7 @@ func (g *Gossip) Publish(d routes.Delta) {
 		if !g.queueOp(d.Origin+"\x00"+op.Key, msg, g.queue, !direct) {
 			// Not queued: the members the push missed learn of it from
 			// our digest entry and pull.
-			g.announce(d.Origin, false)
+			g.announce(d.Origin)
 		}
 	}
 }
@@ -238,13 +238,9 @@ func (g *Gossip) queueOp(name string, msg []byte, q *memberlist.TransmitLimitedQ
 // announce tells peers our digest entry for origin (our own, or one whose
 // op we relay but could not queue); those behind pull the origin's
 // snapshot.
-func (g *Gossip) announce(origin string, light bool) {
+func (g *Gossip) announce(origin string) {
 	e, _ := g.table.Entry(origin)
-	q := g.queue
-	if light {
-		q = g.light
-	}
-	g.enqueue(q, &broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})
+	g.enqueue(g.queue, &broadcast{name: origin + "\x00notice", msg: encode(msgNotice, notice{Origin: origin, Entry: e, From: g.name})})
 	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
 }
 

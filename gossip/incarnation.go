@@ -33,7 +33,7 @@ func (g *Gossip) noteOwnIncarnation(inc uint64) {
 	if g.cfg.Reincarnated != nil {
 		g.cfg.Reincarnated(now)
 	}
-	g.announce(g.name, false)
+	g.announce(g.name)
 	g.submit(func() {
 		if ml := g.ml.Load(); ml != nil {
 			_ = ml.UpdateNode(time.Second)

@@ -34,7 +34,10 @@ func (g *Gossip) relay(d routes.Delta, direct bool) {
 		}
 	}
 	if unqueued {
-		g.announce(d.Origin, direct)
+		// In the full queue even when the op came direct: the notice is
+		// small, one per change, and a member whose datagram was lost has
+		// only it (a Dubbo URL's op is too big to queue).
+		g.announce(d.Origin)
 	}
 	g.m.IncrCounter([]string{"gossip", "ops", "relayed"}, float32(len(d.Ops)))
 }
