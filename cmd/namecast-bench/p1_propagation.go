@@ -16,15 +16,15 @@ const p1Timeout = 15 * time.Second
 
 // propagation is what P1 (and P5) measure per system at one size.
 type propagation struct {
-	last  bench.Durations // per trial: until the last member had it
-	each  bench.Durations // every member's own delay
-	gone  bench.Durations // P1 only, per trial: withdrawn until the last member lost it
+	last bench.Durations // per trial: until the last member had it
+	each bench.Durations // every member's own delay
+	gone bench.Durations // P1 only, per trial: withdrawn until the last member lost it
 	// perChange is the bytes sent by all members to spread one change
 	// (and to repair it), over N: P1 only, over all its changes.
 	perChange float64
-	setup time.Duration   // until the cluster had formed
-	heap  float64         // heap in use per member once formed, MB
-	nudge int             // lagging members helped to form (see WaitMembers)
+	setup     time.Duration // until the cluster had formed
+	heap      float64       // heap in use per member once formed, MB
+	nudge     int           // lagging members helped to form (see WaitMembers)
 }
 
 func runP1(ctx context.Context, o *options) ([]bench.Figure, error) {
