@@ -73,6 +73,12 @@ func (s *Server) dispatch(c *conn, h zkwire.RequestHeader, d *zkwire.Decoder) in
 			return zkwire.ErrMarshalling
 		}
 		return s.delete(c, h.Xid, &r)
+	case zkwire.OpMulti:
+		var r zkwire.MultiRequest
+		if !s.decodeOrReply(c, h.Xid, d, &r) {
+			return zkwire.ErrMarshalling
+		}
+		return s.multi(c, h.Xid, &r)
 	case zkwire.OpSetData:
 		var r zkwire.SetDataRequest
 		if !s.decodeOrReply(c, h.Xid, d, &r) {

@@ -123,8 +123,11 @@
 //     session id with "expired", and clients re-register. They survive a
 //     restart of their own agent only with a data dir.
 //   - A crashed client's znodes go after the grace, not the session timeout.
-//   - Sequential creates, multi, TTL nodes, reconfig, SASL, ACL reads and
-//     writes answer UNIMPLEMENTED; ACLs and auth are accepted, not enforced.
+//   - Sequential creates, multi holding anything but deletes and checks,
+//     TTL nodes, reconfig, SASL, ACL reads and writes answer
+//     UNIMPLEMENTED; ACLs and auth are accepted, not enforced. A multi of
+//     deletes and checks (zkCli's deleteall sends its deletes so) is all
+//     or nothing against this agent's view (ops_multi.go).
 //   - cversion is a hash of the child names (equal views, equal numbers),
 //     and zxids are per agent.
 //   - Deleting another agent's ephemeral node (Dubbo's fault-tolerant
@@ -134,8 +137,8 @@
 //     other agents once the owner has withdrawn it. setData on another
 //     agent's ephemeral node, and delete of a URL another agent registered
 //     over HTTP (no session holds it), answer BADARGUMENTS with a log
-//     line naming the agent. kazoo's delete(recursive=True) and Curator's
-//     deletingChildrenIfNeeded send plain deletes and work; zkCli's
-//     deleteall batches its deletes in multi, which answers UNIMPLEMENTED.
+//     line naming the agent. An operator's recursive delete works the same
+//     way, whether it sends plain deletes (kazoo's delete(recursive=True),
+//     Curator's deletingChildrenIfNeeded) or a multi (zkCli's deleteall).
 //   - Unknown opcodes answer UNIMPLEMENTED and keep the connection open.
 package zookeeper

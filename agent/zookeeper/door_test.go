@@ -110,3 +110,42 @@ func TestMoreFourLetterWords(t *testing.T) {
 		}
 	}
 }
+
+// A multi of checks and deletes, as zkCli's deleteall sends, runs all or
+// nothing against this agent's view, with ZooKeeper's per-operation
+// results (it answered UNIMPLEMENTED, so deleteall failed).
+func TestMultiOfDeletes(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	for i, p := range []string{"/t", "/t/a", "/t/b"} {
+		create(t, r, int32(i+1), p, 0)
+	}
+	multi := func(xid int32, ops ...zkwire.MultiOp) []int32 {
+		h, d, _ := r.call(xid, zkwire.OpMulti, &zkwire.MultiRequest{Ops: ops})
+		var resp zkwire.MultiResponse
+		resp.Decode(d)
+		if h.Err != 0 || d.Err() != nil {
+			t.Fatalf("multi: header err %d, %v", h.Err, d.Err())
+		}
+		return resp.Errs
+	}
+	del := func(p string) zkwire.MultiOp { return zkwire.MultiOp{Type: zkwire.OpDelete, Path: p, Version: -1} }
+	got := multi(10, zkwire.MultiOp{Type: zkwire.OpCheck, Path: "/t", Version: 0}, del("/t/a"), del("/t"), del("/t/b"))
+	if fmt.Sprint(got) != fmt.Sprint([]int32{0, 0, zkwire.ErrNotEmpty, zkwire.ErrRuntimeInconsistency}) {
+		t.Fatalf("failing multi: %v", got)
+	}
+	if code, _, _ := getData(r, 11, "/t/a", false); code != 0 {
+		t.Fatalf("a failed multi deleted /t/a: %d", code)
+	}
+	if got := multi(12, del("/t/a"), del("/t/b"), del("/t")); fmt.Sprint(got) != "[0 0 0]" {
+		t.Fatalf("multi: %v", got)
+	}
+	if code, _, _ := getData(r, 13, "/t", false); code != zkwire.ErrNoNode {
+		t.Fatalf("/t after the multi: %d", code)
+	}
+	h, _, _ := r.call(14, zkwire.OpMulti, &zkwire.MultiRequest{Unsupported: zkwire.OpCreate})
+	if h.Err != zkwire.ErrUnimplemented {
+		t.Fatalf("multi with a create: %d", h.Err)
+	}
+}

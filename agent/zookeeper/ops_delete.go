@@ -40,26 +40,51 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
+	p, code := s.checkDelete(c, r.Path, r.Version, nil)
+	if code == zkwire.ErrOK {
+		code = s.doDelete(p)
+	}
+	c.reply(xid, code, nil)
+	return code
+}
+
+// checkDelete is the error code a delete of clientPath with version would
+// get, and its tree path. gone are tree paths an earlier delete of the same
+// multi removes (nil outside multi). s.mu held.
+func (s *Server) checkDelete(c *conn, clientPath string, version int32, gone map[string]bool) (string, int32) {
 	// ZooKeeper's order: a path with no '/' or a NUL, or a special node;
 	// the parent as spelled; the node; its version; its children.
-	if !strings.Contains(r.Path, "/") || strings.IndexByte(r.Path, 0) >= 0 || special(r.Path) {
-		return fail(zkwire.ErrBadArguments)
+	if !strings.Contains(clientPath, "/") || strings.IndexByte(clientPath, 0) >= 0 || special(clientPath) {
+		return "", zkwire.ErrBadArguments
 	}
-	p := s.canon(r.Path)
+	p := s.canon(clientPath)
 	n := s.tree.nodes[p]
 	switch {
-	case s.tree.nodes[parentOf(p)] == nil, n == nil:
-		return fail(zkwire.ErrNoNode)
-	case r.Version != -1 && r.Version != n.version:
-		return fail(zkwire.ErrBadVersion)
+	case s.tree.nodes[parentOf(p)] == nil || gone[parentOf(p)], n == nil || gone[p]:
+		return p, zkwire.ErrNoNode
+	case version != -1 && version != n.version:
+		return p, zkwire.ErrBadVersion
 	case len(n.children) > 0:
-		return fail(zkwire.ErrNotEmpty)
+		for name := range n.children {
+			if !gone[p+"/"+name] && !(p == "/" && gone["/"+name]) {
+				return p, zkwire.ErrNotEmpty
+			}
+		}
 	}
+	rules, local, remote, others := s.deleteHolders(p)
+	if len(rules) == 0 && len(local) == 0 && len(remote) == 0 {
+		s.log.Warn("delete refused: the znode was registered over HTTP on another agent, not by a ZooKeeper session; delete it there",
+			"path", clientPath, "agents", others, "remote", c.remote)
+		return p, zkwire.ErrBadArguments
+	}
+	return p, zkwire.ErrOK
+}
+
+// deleteHolders sorts the records behind tree path p by how a delete
+// removes them: rules, this agent's, other agents' sessions' (by command),
+// and the agents holding it otherwise (HTTP), which it cannot. s.mu held.
+func (s *Server) deleteHolders(p string) (rules, local []string, remote []remoteHold, others []string) {
 	keys, held := s.holdersAt(p)
-	var rules, local []string
-	var remote []remoteHold
-	var others []string // agents holding it otherwise than by a session (HTTP)
 	for i, h := range held {
 		switch st, owner := stampOwner(h.Rec); {
 		case h.Origin == routes.RulesOrigin:
@@ -72,14 +97,16 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 			others = append(others, h.Origin)
 		}
 	}
-	if len(rules) == 0 && len(local) == 0 && len(remote) == 0 {
-		s.log.Warn("delete refused: the znode was registered over HTTP on another agent, not by a ZooKeeper session; delete it there",
-			"path", r.Path, "agents", others, "remote", c.remote)
-		return fail(zkwire.ErrBadArguments)
-	}
+	return rules, local, remote, others
+}
+
+// doDelete removes the node at tree path p, which checkDelete passed.
+// s.mu and s.writeMu held; s.mu is released around the registry's writes.
+func (s *Server) doDelete(p string) int32 {
+	rules, local, remote, _ := s.deleteHolders(p)
 	if len(remote) > 0 {
 		if code := s.deleteRemote(remote); code != zkwire.ErrOK {
-			return fail(code)
+			return code
 		}
 	}
 	for _, k := range local {
@@ -92,20 +119,15 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 		}
 		s.holdDelete(k)
 	}
+	code := int32(zkwire.ErrOK)
 	if len(rules) > 0 {
 		s.mu.Unlock()
-		code := s.applyRules(nil, rules)
+		code = s.applyRules(nil, rules)
 		s.mu.Lock()
-		if code != zkwire.ErrOK {
-			s.syncDirtyLocked()
-			s.refresh(p)
-			return fail(code)
-		}
 	}
 	s.syncDirtyLocked()
 	s.refresh(p)
-	c.reply(xid, zkwire.ErrOK, nil)
-	return zkwire.ErrOK
+	return code
 }
 
 // holdDelete hides our record at key from this agent's view now and

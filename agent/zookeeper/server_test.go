@@ -49,7 +49,7 @@ func TestUnknownOpcodeAndMalformedRecord(t *testing.T) {
 	s, _ := startServer(t)
 	r := dialRaw(t, s)
 	r.handshake(false)
-	for _, op := range []int32{zkwire.OpMulti, zkwire.OpCreateTTL, 4242} {
+	for _, op := range []int32{zkwire.OpMultiRead, zkwire.OpCreateTTL, 4242} {
 		if h, _, _ := r.call(1, op, nil); h.Err != zkwire.ErrUnimplemented {
 			t.Fatalf("op %d: err %d", op, h.Err)
 		}

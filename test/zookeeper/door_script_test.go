@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -131,6 +133,32 @@ func runDoorScript(t *testing.T, addr1, addr2 string) *transcript {
 	tr.add("s2 /nc2 gone", await(s2, "/nc2", false))
 	tr.add("s1 /nc2 gone", await(s1, "/nc2", false))
 
+	// A multi of checks and deletes (a failing one changes nothing), and
+	// zkCli's deleteall, which sends its deletes in multi batches, through
+	// s2's server of a tree holding s1's ephemeral node.
+	for _, p := range []string{"/m", "/m/a", "/m/b"} {
+		s1.Create(p, nil, 0, acl)
+	}
+	tr.add("s1 create /m/a/e", create(s1, "/m/a/e", "", zk.FlagEphemeral))
+	tr.add("s2 sees /m/a/e", await(s2, "/m/a/e", true))
+	tr.add("s2 multi check /m version 5, delete /m/b", multiText(s2.Multi(
+		&zk.CheckVersionRequest{Path: "/m", Version: 5}, &zk.DeleteRequest{Path: "/m/b", Version: -1})))
+	tr.add("s2 /m/b kept", await(s2, "/m/b", true))
+	tr.add("s2 multi delete /m/b, then /m/b again", multiText(s2.Multi(
+		&zk.DeleteRequest{Path: "/m/b", Version: -1}, &zk.DeleteRequest{Path: "/m/b", Version: -1})))
+	tr.add("s2 multi delete /m/a/e, /m/a, /m/b, /m", multiText(s2.Multi(
+		&zk.DeleteRequest{Path: "/m/a/e", Version: -1}, &zk.DeleteRequest{Path: "/m/a", Version: -1},
+		&zk.DeleteRequest{Path: "/m/b", Version: -1}, &zk.CheckVersionRequest{Path: "/m", Version: 0},
+		&zk.DeleteRequest{Path: "/m", Version: -1})))
+	tr.add("s1 /m gone", await(s1, "/m", false))
+	for _, p := range []string{"/zc", "/zc/a"} {
+		s1.Create(p, nil, 0, acl)
+	}
+	tr.add("s1 create /zc/a/e", create(s1, "/zc/a/e", "", zk.FlagEphemeral))
+	tr.add("s2 sees /zc/a/e", await(s2, "/zc/a/e", true))
+	tr.add("zkCli deleteall /zc through s2's server", zkCli(t, addr2, "deleteall", "/zc"))
+	tr.add("s1 /zc gone", await(s1, "/zc", false))
+
 	// Four-letter words.
 	_, _, _, err = s1.GetW("/nc2-none")
 	s1.Create("/w", nil, 0, acl)
@@ -234,4 +262,34 @@ func wordShape(w, out, addr string, sid int64) string {
 		return fmt.Sprintf("first=%q keys=%v", lines[0], keys)
 	}
 	return fmt.Sprintf("%q", out)
+}
+
+// multiText is what a multi answered: its error and each operation's.
+func multiText(res []zk.MultiResponse, err error) string {
+	var b strings.Builder
+	b.WriteString(errName(err))
+	for _, r := range res {
+		b.WriteString(" " + errName(r.Error))
+	}
+	return b.String()
+}
+
+// zkCli runs Debian's zkCli.sh command against addr and returns what it
+// printed of its own (the lines after the connection's), or that it failed.
+func zkCli(t *testing.T, addr string, args ...string) string {
+	cli := "/usr/share/zookeeper/bin/zkCli.sh"
+	needFile(t, "zkCli.sh (Debian zookeeper)", cli)
+	cmd := exec.Command(cli, append([]string{"-server", addr}, args...)...)
+	cmd.Env = append(os.Environ(), "ZOOCFGDIR="+t.TempDir(), "ZOO_LOG_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var kept []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "Exception") || strings.HasPrefix(l, "Failed") || strings.Contains(l, "rror") {
+			kept = append(kept, strings.TrimSpace(l))
+		}
+	}
+	if err != nil {
+		kept = append(kept, "exit: "+err.Error())
+	}
+	return fmt.Sprintf("output %q", kept)
 }

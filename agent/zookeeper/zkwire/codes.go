@@ -42,6 +42,7 @@ const (
 const (
 	ErrOK                      int32 = 0
 	ErrSystem                  int32 = -1
+	ErrRuntimeInconsistency    int32 = -2
 	ErrMarshalling             int32 = -5
 	ErrUnimplemented           int32 = -6
 	ErrBadArguments            int32 = -8
@@ -108,7 +109,7 @@ func OpName(op int32) string {
 }
 
 var errNames = map[int32]string{
-	ErrOK: "ok", ErrSystem: "systemerror", ErrMarshalling: "marshallingerror", ErrUnimplemented: "unimplemented",
+	ErrOK: "ok", ErrSystem: "systemerror", ErrRuntimeInconsistency: "runtimeinconsistency", ErrMarshalling: "marshallingerror", ErrUnimplemented: "unimplemented",
 	ErrBadArguments: "badarguments", ErrNoNode: "nonode", ErrBadVersion: "badversion", ErrNoAuth: "noauth",
 	ErrNoChildrenForEphemerals: "nochildrenforephemerals", ErrNodeExists: "nodeexists", ErrNotEmpty: "notempty",
 	ErrSessionExpired: "sessionexpired", ErrInvalidACL: "invalidacl", ErrNoWatcher: "nowatcher",

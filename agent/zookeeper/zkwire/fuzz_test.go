@@ -54,6 +54,8 @@ func requestRecord(op int32) Record {
 		return &SetWatches{V2: true}
 	case OpAuth:
 		return &AuthPacket{}
+	case OpMulti:
+		return &MultiRequest{}
 	}
 	return nil
 }

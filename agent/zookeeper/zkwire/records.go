@@ -312,3 +312,106 @@ type ErrorResponse struct{ Err int32 }
 
 func (r *ErrorResponse) Decode(d *Decoder) { r.Err = d.Int() }
 func (r *ErrorResponse) Encode(e *Encoder) { e.Int(r.Err) }
+
+// MultiOp is one operation of a multi request: its opcode and, for the
+// operations the door runs in a multi (delete, check), its path and
+// version.
+type MultiOp struct {
+	Type    int32
+	Path    string
+	Version int32
+}
+
+// MultiRequest is the body of multi: operations, each a MultiHeader
+// {type, done, err} and its record, ending with a header whose done is
+// true. Decoding stops at the first operation other than delete or check
+// (Unsupported is then that opcode), whose record it cannot skip.
+type MultiRequest struct {
+	Ops         []MultiOp
+	Unsupported int32
+}
+
+func (r *MultiRequest) Decode(d *Decoder) {
+	for d.Err() == nil {
+		typ, done := d.Int(), d.Bool()
+		d.Int() // err
+		if done || d.Err() != nil {
+			return
+		}
+		if typ != OpDelete && typ != OpCheck {
+			r.Unsupported = typ
+			d.take(d.Remaining()) // the rest cannot be read without its type
+			return
+		}
+		op := MultiOp{Type: typ}
+		op.Path, op.Version = d.String(), d.Int()
+		r.Ops = append(r.Ops, op)
+	}
+}
+
+func (r *MultiRequest) Encode(e *Encoder) {
+	for _, op := range r.Ops {
+		e.Int(op.Type)
+		e.Bool(false)
+		e.Int(-1)
+		e.String(op.Path)
+		e.Int(op.Version)
+	}
+	if r.Unsupported != 0 {
+		e.Int(r.Unsupported)
+		e.Bool(false)
+		e.Int(-1)
+		return
+	}
+	e.Int(-1)
+	e.Bool(true)
+	e.Int(-1)
+}
+
+// MultiResponse answers multi: per operation a MultiHeader and, for an
+// error, ErrorResult{err}; delete and check have no body. Errs[i] is the
+// code of operation i (0 for success).
+type MultiResponse struct {
+	Types []int32
+	Errs  []int32
+}
+
+func (r *MultiResponse) Encode(e *Encoder) {
+	for i, code := range r.Errs {
+		typ := r.Types[i]
+		if code != ErrOK || r.failed() {
+			typ = -1 // OpCode.error: every result of a failed multi
+		}
+		e.Int(typ)
+		e.Bool(false)
+		e.Int(code)
+		if typ == -1 {
+			e.Int(code)
+		}
+	}
+	e.Int(-1)
+	e.Bool(true)
+	e.Int(-1)
+}
+
+func (r *MultiResponse) failed() bool {
+	for _, c := range r.Errs {
+		if c != ErrOK {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *MultiResponse) Decode(d *Decoder) {
+	for d.Err() == nil {
+		typ, done, code := d.Int(), d.Bool(), d.Int()
+		if done || d.Err() != nil {
+			return
+		}
+		if typ == -1 {
+			code = d.Int()
+		}
+		r.Types, r.Errs = append(r.Types, typ), append(r.Errs, code)
+	}
+}

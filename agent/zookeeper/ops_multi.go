@@ -1,0 +1,69 @@
+package zookeeper
+
+import (
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+)
+
+// multi answers a multi of deletes and checks, what zkCli's deleteall
+// (ZKUtil.deleteRecursive) and Curator's transactions of deletes send.
+// Every operation is checked in order against this agent's view, each
+// seeing the deletes before it, in one critical section with the writes;
+// if one fails none is applied and the results are ZooKeeper's: 0 for the
+// operations before, the failing code, RUNTIMEINCONSISTENCY after. As for
+// single writes, the checks are this agent's view, not a global order.
+// A multi holding any other operation (create, setData) answers
+// UNIMPLEMENTED: applying it atomically needs the global order the
+// cluster does not have.
+func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Unsupported != 0 {
+		c.reply(xid, zkwire.ErrUnimplemented, nil)
+		return zkwire.ErrUnimplemented
+	}
+	resp := &zkwire.MultiResponse{Types: make([]int32, len(r.Ops)), Errs: make([]int32, len(r.Ops))}
+	gone := map[string]bool{}
+	paths := make([]string, len(r.Ops))
+	failed := false
+	for i, op := range r.Ops {
+		resp.Types[i] = op.Type
+		if failed {
+			resp.Errs[i] = zkwire.ErrRuntimeInconsistency
+			continue
+		}
+		var code int32
+		if op.Type == zkwire.OpCheck {
+			p := s.canon(op.Path)
+			switch n := s.tree.nodes[p]; {
+			case n == nil || gone[p]:
+				code = zkwire.ErrNoNode
+			case op.Version != -1 && op.Version != n.version:
+				code = zkwire.ErrBadVersion
+			}
+		} else {
+			paths[i], code = s.checkDelete(c, op.Path, op.Version, gone)
+			gone[paths[i]] = true
+		}
+		resp.Errs[i], failed = code, code != zkwire.ErrOK
+	}
+	if !failed {
+		for i, op := range r.Ops {
+			if op.Type != zkwire.OpDelete {
+				continue
+			}
+			if code := s.doDelete(paths[i]); code != zkwire.ErrOK {
+				// The rules could not be saved: what went before stays
+				// gone, as after a crash in the middle of ZooKeeper's.
+				resp.Errs[i] = code
+				for j := i + 1; j < len(r.Ops); j++ {
+					resp.Errs[j] = zkwire.ErrRuntimeInconsistency
+				}
+				break
+			}
+		}
+	}
+	c.reply(xid, zkwire.ErrOK, resp)
+	return zkwire.ErrOK
+}
