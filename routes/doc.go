@@ -2,8 +2,10 @@
 // cluster, grouped by the agent that owns it (its origin), plus the read
 // models (views) that queries answer from.
 //
-// It has no goroutines, no network and no clock. The gossip layer feeds it
-// remote changes; the agent feeds it local ones and reads views.
+// It has no goroutines and no network; its clocks are logical (a Lamport
+// clock for registrations, recency.go; a hybrid one for rules, hlc.go).
+// The gossip layer feeds it remote changes; the agent feeds it local ones
+// and reads views.
 //
 // # The algorithm
 //
@@ -38,6 +40,15 @@
 //     clocks say, and the wall clock only orders writes that never saw
 //     each other. No decision compares two hosts' clocks in a way that
 //     can lose a write that was made after seeing the other.
+//  7. Several agents may hold a record of the same broker id (a broker
+//     registers with every agent it is given, and moves between hosts).
+//     Views serve the newest (recency.go): each table stamps its broker
+//     records with a Lamport clock that witnesses every stamp it holds,
+//     so a registration made after seeing another is served over it on
+//     every agent; registrations that never saw each other are ordered
+//     by origin name, alike everywhere. One agent's withdrawal removes
+//     only its own records, so another agent's registration goes on
+//     being served. Claim.Wins is the same order for doors' own records.
 //
 // # Indexes and watches
 //

@@ -33,6 +33,50 @@ const (
 	mappingPrefix = "mapping/"
 )
 
+// Every record of one kind: prefixes for scans (LocalRecords) and for
+// telling a changed key's kind (OnChange), so doors need not spell keys.
+const (
+	EveryBroker  = brokerPrefix
+	EveryQueue   = queuePrefix
+	EveryURL     = urlPrefix
+	EveryMapping = mappingPrefix
+)
+
+// ParseBrokerKey is the inverse of BrokerKey; ok is false for any other key.
+func ParseBrokerKey(key string) (name string, id int64, ok bool) {
+	rest, ok := strings.CutPrefix(key, brokerPrefix)
+	name, idText, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || name == "" {
+		return "", 0, false
+	}
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return name, id, true
+}
+
+// ParseQueueKey is the inverse of QueueKey; ok is false for any other key.
+func ParseQueueKey(key string) (brokerName, topic string, ok bool) {
+	rest, ok := strings.CutPrefix(key, queuePrefix)
+	brokerName, topic, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || brokerName == "" || topic == "" {
+		return "", "", false
+	}
+	return brokerName, topic, true
+}
+
+// ParseURLKey is the inverse of URLKey; ok is false for any other key. The
+// URL, last, may hold '/'.
+func ParseURLKey(key string) (iface, category, url string, ok bool) {
+	rest, ok := strings.CutPrefix(key, urlPrefix)
+	parts := strings.SplitN(rest, "/", 3)
+	if !ok || len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
+}
+
 // KVKey is the key of one KV config entry.
 func KVKey(namespace, key string) string { return kvPrefix + namespace + "/" + key }
 
@@ -106,9 +150,11 @@ type Broker struct {
 	// filterServerList), comma-joined so that the record stays comparable
 	// and costs nothing when empty, as it nearly always is.
 	Filters string `json:"f,omitempty"`
-	// Stamp is the table's Lamport time when this record's content last
-	// changed: "the latest registration" of a group, ordered cluster-wide
-	// without comparing clocks (views take zone and acting-master from it).
+	// Stamp is the origin table's Lamport time when this registration
+	// last changed or came back (recency.go): it orders several agents'
+	// records of one id, and "the latest registration" of a group (views
+	// take zone and acting-master from it), without comparing clocks.
+	// Zero in a put: ApplyLocal stamps it.
 	Stamp uint64 `json:"l,omitempty"`
 }
 

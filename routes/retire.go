@@ -66,9 +66,3 @@ func (st *originState) digestHash() uint64 {
 	}
 	return st.hash
 }
-
-// Stamp returns the next Lamport time for a broker, URL or znode record
-// whose content changes (their Stamp fields): later than every stamp this
-// table has seen, so "the latest registration" is ordered alike on every
-// agent.
-func (t *Table) Stamp() uint64 { return uint64(t.stamps.Increment()) }

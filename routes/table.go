@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 	"unique"
-
-	"github.com/hashicorp/serf/serf"
 )
 
 // maxTombstones (a var so tests can make collection happen) bounds the deletes remembered per origin. Past it the oldest
@@ -148,8 +146,8 @@ type Table struct {
 	watch   watcher
 	// ruleClock orders rule writes cluster-wide (hlc.go).
 	ruleClock uint64
-	now       func() time.Time  // rule times; stamps rule tombstones for collection
-	stamps    serf.LamportClock // orders registrations cluster-wide (Broker, URL and Znode Stamp)
+	now       func() time.Time // rule times; stamps rule tombstones for collection
+	stamps    lamportClock     // orders registrations cluster-wide (Broker, URL and Znode Stamp; recency.go)
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
@@ -181,7 +179,8 @@ func (t *Table) Local() string { return t.local }
 
 // ApplyLocal changes this agent's own records: puts replace or add, deletes
 // remove. Only real changes become ops, so re-registering the same content
-// costs nothing and returns ok false.
+// costs nothing and returns ok false. A broker put without a stamp is
+// stamped here (recency.go).
 func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -192,12 +191,16 @@ func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 		if key == "" {
 			continue
 		}
+		if r.Broker != nil {
+			r = r.clone() // the caller's record is not ours to stamp
+			t.stampLocal(st, key, r.Broker)
+		}
 		if e, ok := st.live.get(key); ok && e.equal(r) {
 			continue
 		}
 		rec := r.clone()
 		if s := rec.stamp(); s > 0 { // a record restored from a lease keeps its stamp
-			t.stamps.Witness(serf.LamportTime(s))
+			t.stamps.witness(s)
 		}
 		op := Op{Key: key, Seq: st.seq + 1, Rec: &rec}
 		t.applyOp(t.local, st, op)
@@ -440,7 +443,7 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 		t.witnessRuleTime(op.Seq)
 	}
 	if op.Rec != nil && op.Rec.stamp() > 0 {
-		t.stamps.Witness(serf.LamportTime(op.Rec.stamp()))
+		t.stamps.witness(op.Rec.stamp())
 	}
 	if useFloor && op.Seq <= st.floor {
 		return opStale

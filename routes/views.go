@@ -157,20 +157,11 @@ func removeQueue(m map[string][]*entry, q *entry) {
 
 // Every view below answers what Java computes from its one table, from
 // the records of every agent, alike on every agent: per broker id the
-// address with the higher stateVersion (then the lower origin name), per
-// (broker name, topic) the queue data that outranks the others
-// (queueVals.outranks, then the lower origin name).
-
-// brokerBefore orders two records of one broker id.
-func brokerBefore(b *Broker, origin string, ob *Broker, oorigin string) bool {
-	if b.StateVersion != ob.StateVersion {
-		return b.StateVersion > ob.StateVersion
-	}
-	if origin != oorigin {
-		return origin < oorigin
-	}
-	return b.Addr < ob.Addr // one origin's retired and current records
-}
+// address with the higher stateVersion, then the newest registration
+// (brokerBefore, recency.go), per (broker name, topic) the queue data that
+// outranks the others (queueVals.outranks: the broker's own order of its
+// configurations), then the lower origin name between records the broker
+// sent with the same DataVersion.
 
 // masterFirst orders broker ids: the master (0), then the lowest.
 func masterFirst(a, b int64) bool {
@@ -384,5 +375,23 @@ func (t *Table) Brokers(name string) []Broker {
 	for i, w := range all {
 		out[i] = w.b
 	}
+	return out
+}
+
+// BrokerHolders lists, sorted, the agents that hold a broker record of
+// name: every agent a change to the group's records must reach, since only
+// an origin changes its own (BrokerData.Origins names one per id).
+func (t *Table) BrokerHolders(name string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, origin := range t.views.brokers[name] {
+		if !seen[origin] {
+			seen[origin] = true
+			out = append(out, origin)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

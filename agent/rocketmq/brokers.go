@@ -74,19 +74,10 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	b := routes.Broker{Cluster: r.cluster, Name: r.name, ID: r.id, Addr: r.addr, HAAddr: r.haAddr, Zone: r.zone,
 		StateVersion: body.DataVersion.StateVersion, ActingMaster: actingMaster,
 		Filters: strings.Join(body.FilterServers, ",")}
-	// The stamp moves only when the content does, so re-registrations
-	// cost nothing; it orders "the latest registration" cluster-wide.
-	if old, ok := group[r.id]; ok && old.Stamp != 0 {
-		unstamped := old
-		unstamped.Stamp = 0
-		b.Stamp = old.Stamp
-		if unstamped != b {
-			b.Stamp = 0
-		}
-	}
-	if b.Stamp == 0 {
-		b.Stamp = s.reg.Table().Stamp()
-	}
+	// No stamp: the table stamps it, moving the stamp only when the
+	// content changes or another agent's registration of the id is served
+	// over this one, so re-registrations cost nothing; the stamp orders
+	// "the latest registration" cluster-wide (routes' recency.go).
 	puts = append(puts, routes.Record{Broker: &b})
 	group[r.id] = b
 

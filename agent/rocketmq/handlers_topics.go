@@ -110,7 +110,7 @@ func (s *Server) deleteTopicLocal(topic, cluster string) int {
 	defer bt.mu.Unlock()
 	var deletes []string
 	now := s.now()
-	for _, r := range s.reg.LocalRecords("queue/") {
+	for _, r := range s.reg.LocalRecords(routes.EveryQueue) {
 		if q := r.Queue; q != nil && q.Topic == topic && inCluster(q.BrokerName) {
 			deletes = append(deletes, r.Key())
 			s.deletedTopics[q.BrokerName+"/"+topic] = deletedTopic{at: now, stateVersion: q.StateVersion, counter: q.Counter}
@@ -177,7 +177,7 @@ func (s *Server) registeredHere(name string) bool {
 			return true
 		}
 	}
-	for _, r := range s.reg.LocalRecords("broker/") {
+	for _, r := range s.reg.LocalRecords(routes.EveryBroker) {
 		if r.Broker != nil && r.Broker.Name == name {
 			return true
 		}

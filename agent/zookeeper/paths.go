@@ -92,11 +92,8 @@ func pathOfKey(key string) (string, bool) {
 	if p, ok := routes.ZnodePathOfKey(key); ok {
 		return p, true
 	}
-	if rest, ok := strings.CutPrefix(key, "url/"); ok {
-		parts := strings.SplitN(rest, "/", 3)
-		if len(parts) == 3 {
-			return urlPath(parts[0], parts[1], parts[2]), true
-		}
+	if iface, category, url, ok := routes.ParseURLKey(key); ok {
+		return urlPath(iface, category, url), true
 	}
 	return "", false
 }

@@ -28,7 +28,7 @@ func (d *dirtySet) init() {
 
 func (d *dirtySet) add(key string) {
 	cmd := strings.HasPrefix(key, cmdPrefix)
-	if !cmd && !strings.HasPrefix(key, "url/") && !strings.HasPrefix(key, routes.ZnodePrefix+"/") {
+	if !cmd && !strings.HasPrefix(key, routes.EveryURL) && !strings.HasPrefix(key, routes.ZnodePrefix+"/") {
 		return // brokers, queues, other KV: not znodes
 	}
 	d.mu.Lock()
