@@ -59,11 +59,13 @@ func (s *Server) sendCommands(targets []string, op, subject, param string) {
 	}
 }
 
-// sendCommandsFor addresses a command to the agents of every group in bds.
+// sendCommandsFor addresses a command to every agent holding a record of
+// a group in bds: a broker registered on several agents has records on
+// each, and BrokerData.Origins names one per id.
 func (s *Server) sendCommandsFor(bds []routes.BrokerData, op, subject, param string) {
 	var targets []string
 	for _, bd := range bds {
-		targets = append(targets, origins(bd)...)
+		targets = append(targets, s.reg.Table().BrokerHolders(bd.BrokerName)...)
 	}
 	s.sendCommands(targets, op, subject, param)
 }

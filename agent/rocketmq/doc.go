@@ -47,20 +47,29 @@
 //
 //   - A group keeps its queue data while any member is registered anywhere:
 //     each agent holding a member keeps a copy of the group's queue data as
-//     routes answer it, and withdraws it with its last member (groups.go).
+//     routes answer it, and withdraws it with its last member (groups.go),
+//     or when an admin deletes the topic (a command to every agent holding
+//     a record of the group).
 //     A master leaving, or its agent dying with its host, leaves the
 //     slave's queues in place; in acting-master mode WRITE is cleared.
+//   - A broker registers with every agent in its namesrvAddr, so several
+//     agents may hold its registration: each keeps its own records (never
+//     a copy of another agent's), so one agent letting go (the
+//     connection, the agent dying or leaving, the broker moving) leaves
+//     the others' in place and routes unchanged.
 //   - Of several agents' queue data for one group and topic, routes take
 //     the master's over a slave's (then the lower slave id: a 5.x prime
 //     slave), then the newer broker configuration, then the original over
 //     a copy (routes.Queue), then the lower agent name. Per broker id, the
-//     address with the higher stateVersion wins, and a registration under
-//     an id another agent holds with a higher stateVersion is fenced.
+//     address with the higher stateVersion wins, then the newest
+//     registration (routes' recency: a Lamport stamp, then the agent
+//     name); a registration under an id another agent holds with a higher
+//     stateVersion is fenced.
 //   - "The latest registration", which gives a group its zoneName and
 //     enableActingMaster, is the member record with the highest Lamport
-//     stamp (routes.Broker.Stamp): each agent stamps a broker record when
-//     its content changes, past every stamp it has seen, so every agent
-//     orders registrations alike. No decision compares the wall clocks of
+//     stamp (routes.Broker.Stamp): each agent's table stamps a broker
+//     record when its content changes, past every stamp it has seen, so
+//     every agent orders registrations alike. No decision compares the wall clocks of
 //     two hosts: the orders used are the broker's own DataVersion (its
 //     stateVersion and counter), the master's precedence, and the Lamport
 //     stamp. Admin commands are collected by each agent's own clock only.

@@ -1,7 +1,6 @@
 package rocketmq
 
 import (
-	"strings"
 	"sync"
 	"time"
 
@@ -14,11 +13,16 @@ import (
 // group's queue data while any member is registered; so here every agent
 // that holds a member of a group keeps a copy of the group's queue data as
 // routes answer it cluster-wide (routes.Queue.Copy), and withdraws it only
-// when its last member of the group leaves. The master's agent leaving, or
-// dying with the master's host, then takes nothing away from the slave's
-// group; and when the master registers again, its own records outrank the
-// copies (routes' queue precedence: master over slave, newer DataVersion,
-// original over copy) and the copies follow them.
+// when its last member of the group leaves (or an admin deletes the topic,
+// by a command to every agent holding the group). The master's agent
+// leaving, or dying with the master's host, then takes nothing away from
+// the slave's group, in whatever order its deletes arrive; and when the
+// master registers again, its own records outrank the copies (routes'
+// queue precedence: master over slave, newer DataVersion, original over
+// copy) and the copies follow them. A member registered on several agents
+// (a broker registers with every agent in its namesrvAddr) provides its
+// data on each: an agent's own records of a provider registered on it are
+// never turned into copies, so they stay when another agent lets go.
 
 // deletedTopicMemory is how long a topic deleted here by an admin command
 // is not copied back from an agent that has not run the command yet.
@@ -46,20 +50,13 @@ type groupChanges struct {
 // note is the OnChange hook: it runs with the table locked, so it only
 // records the key.
 func (g *groupChanges) note(key string) {
-	var name, topic string
-	var all bool
-	switch {
-	case strings.HasPrefix(key, "queue/"):
-		name, topic, _ = strings.Cut(key[len("queue/"):], "/")
-	case strings.HasPrefix(key, "broker/"):
-		rest := key[len("broker/"):]
-		i := strings.LastIndexByte(rest, '/')
-		if i < 0 {
+	name, topic, ok := routes.ParseQueueKey(key)
+	all := false
+	if !ok {
+		if name, _, ok = routes.ParseBrokerKey(key); !ok {
 			return
 		}
-		name, all = rest[:i], true
-	default:
-		return
+		all = true
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -122,11 +119,9 @@ func (s *Server) syncGroupLocked(name string, topics map[string]bool) {
 	table := s.reg.Table()
 	self := table.Local()
 	hasMaster, actingMaster := false, false
-	providers := map[int64]bool{}
 	for _, m := range table.Brokers(name) {
 		hasMaster = hasMaster || m.ID == 0
 		actingMaster = actingMaster || m.ActingMaster
-		providers[m.ID] = true
 	}
 	mine := s.localQueues(name)
 	var picks []routes.QueuePick
@@ -147,20 +142,26 @@ func (s *Server) syncGroupLocked(name string, topics map[string]bool) {
 		}
 	}
 	var puts []routes.Record
-	var deletes []string
 	for _, p := range picks {
 		want, have := p.Queue, mine[p.Topic]
 		_, has := mine[p.Topic]
-		if p.Origin == self {
-			// Our copy is all that is left of the topic. If its provider
-			// is registered (and so holds no such topic), the group
-			// dropped it; while the provider is away, Java keeps it too.
-			if have.Copy && providers[have.From] {
-				deletes = append(deletes, routes.QueueKey(name, p.Topic))
-				continue
-			}
+		switch {
+		case p.Origin == self:
+			// Ours is what routes answer with: the original, or a copy
+			// that is all that is left of the topic while the group has
+			// a member here (Java keeps it too). A copy is never taken
+			// for the group having dropped the topic: the provider's
+			// agent withdraws its records one op at a time, in whatever
+			// order gossip brings them, and an admin's delete reaches
+			// this agent as a command (commands.go).
 			want = have
-		} else {
+		case has && !have.Copy && have.From == p.From && s.providesHereLocked(name, have.From):
+			// The same provider registered here too (a broker registers
+			// with every agent in its namesrvAddr): this agent's
+			// registration holds the data as much as the other's, and
+			// stays when the other agent lets go.
+			want = have
+		default:
 			if d, ok := s.deletedTopics[name+"/"+p.Topic]; ok && d.covers(p.Queue) {
 				continue
 			}
@@ -175,7 +176,18 @@ func (s *Server) syncGroupLocked(name string, topics map[string]bool) {
 			puts = append(puts, routes.Record{Queue: &want})
 		}
 	}
-	if len(puts) > 0 || len(deletes) > 0 {
-		s.reg.Apply(puts, deletes)
+	if len(puts) > 0 {
+		s.reg.Apply(puts, nil)
 	}
+}
+
+// providesHereLocked reports whether broker id of group name is registered
+// on this agent (its live entry is here). bt.mu must be held.
+func (s *Server) providesHereLocked(name string, id int64) bool {
+	for _, lb := range s.brokers.live {
+		if lb.name == name && lb.id == id {
+			return true
+		}
+	}
+	return false
 }

@@ -30,6 +30,37 @@ type fakeRegistry struct {
 	leases      map[string]lease.Lease // guarded by mu
 	restored    []lease.Lease          // handed out once by RestoredLeases
 	rulesErr    error                  // guarded by mu: every ApplyRules fails with it
+	// hold, while set, keeps this agent's deltas from its peers until the
+	// test hands their ops on (deliver), as gossip may, in any order.
+	hold atomic.Bool
+	held []routes.Delta // guarded by mu
+}
+
+// deliver hands the held ops that pick selects to every peer, one delta
+// per op, and keeps the others held.
+func (f *fakeRegistry) deliver(pick func(routes.Op) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keep []routes.Delta
+	for _, d := range f.held {
+		rest := d
+		rest.Ops = nil
+		for _, op := range d.Ops {
+			if !pick(op) {
+				rest.Ops = append(rest.Ops, op)
+				continue
+			}
+			one := d
+			one.Ops = []routes.Op{op}
+			for _, p := range f.peers {
+				p.table.Apply(one)
+			}
+		}
+		if len(rest.Ops) > 0 {
+			keep = append(keep, rest)
+		}
+	}
+	f.held = keep
 }
 
 func newFakeCluster(names ...string) []*fakeRegistry {
@@ -58,6 +89,10 @@ func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d, ok := f.table.ApplyLocal(puts, deletes)
+	if ok && f.hold.Load() {
+		f.held = append(f.held, d)
+		return ok
+	}
 	if ok {
 		for _, p := range f.peers {
 			p.table.Apply(d)

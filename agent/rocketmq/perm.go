@@ -29,13 +29,11 @@ func (s *Server) writePerm(req *remoting.Command, rep *reply, wipe bool, countKe
 	name := req.ExtFields["brokerName"]
 	local := s.changeWritePermLocal(name, wipe)
 	table := s.reg.Table()
-	if bd, ok := table.Clusters().BrokerAddrTable[name]; ok {
-		param := permAdd
-		if wipe {
-			param = permWipe
-		}
-		s.sendCommands(origins(bd), opPerm, name, param)
+	param := permAdd
+	if wipe {
+		param = permWipe
 	}
+	s.sendCommands(table.BrokerHolders(name), opPerm, name, param)
 	rep.SetExt(countKey, strconv.Itoa(max(local, len(table.Queues(name)))))
 }
 
@@ -59,13 +57,4 @@ func (s *Server) changeWritePermLocal(name string, wipe bool) int {
 	}
 	s.reg.Apply(puts, nil)
 	return len(held)
-}
-
-// origins lists the agents a group's members registered on.
-func origins(bd routes.BrokerData) []string {
-	var out []string
-	for _, o := range bd.Origins {
-		out = append(out, o)
-	}
-	return out
 }
