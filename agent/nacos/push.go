@@ -38,16 +38,12 @@ func (p *pushState) init() {
 	p.ifaces, p.configs, p.wake = map[string]bool{}, map[string]bool{}, make(chan struct{}, 1)
 }
 
-var (
-	urlKeyPrefix    = routes.URLPrefix("x", "y")[:len("url/")]
-	configKeyPrefix = routes.KVPrefix(configNamespace)
-)
+var configKeyPrefix = routes.KVPrefix(configNamespace)
 
 // changed is the table's OnChange hook: it only notes the key.
 func (p *pushState) changed(key string) {
 	var note func()
-	if rest, ok := strings.CutPrefix(key, urlKeyPrefix); ok {
-		iface, _, _ := strings.Cut(rest, "/")
+	if iface, _, _, ok := routes.ParseURLKey(key); ok {
 		note = func() { p.ifaces[iface] = true }
 	} else if rest, ok := strings.CutPrefix(key, configKeyPrefix); ok {
 		note = func() { p.configs[rest] = true }
