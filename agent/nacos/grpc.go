@@ -146,7 +146,10 @@ type stream struct {
 
 var errStreamClosed = errors.New("nacos: bi-stream closed")
 
-// send writes one payload and flushes it, or fails within the write timeout.
+// send writes one payload and flushes it, or fails within the write
+// timeout. The deadline is cleared once written: net/http resets an HTTP/2
+// stream when its write deadline passes, written or not, and the stream
+// must outlive quiet spells.
 func (st *stream) send(p *nacoswire.Payload) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -157,7 +160,10 @@ func (st *stream) send(p *nacoswire.Payload) error {
 	if _, err := st.w.Write(nacoswire.AppendMessage(nil, p.Marshal())); err != nil {
 		return err
 	}
-	return st.rc.Flush()
+	if err := st.rc.Flush(); err != nil {
+		return err
+	}
+	return st.rc.SetWriteDeadline(time.Time{})
 }
 
 // pushRequest sends a server request (a notification) with a fresh id.

@@ -196,3 +196,29 @@ func TestPersistentInstanceIsARule(t *testing.T) {
 		t.Fatalf("rules after deregister %+v", rules)
 	}
 }
+
+// A bi-stream outlives its pushes' write deadlines: a push, a quiet spell
+// longer than WriteTimeout, and the next push still arrives on the same
+// stream (net/http resets an HTTP/2 stream whose write deadline passes,
+// written or not, so each push must clear its deadline once written).
+func TestStreamOutlivesPushDeadline(t *testing.T) {
+	s, reg := startServer(t, func(c *Config) { c.WriteTimeout = 100 * time.Millisecond })
+	sub := dial(t, s)
+	var sresp nacoswire.ServiceInfoResponse
+	sub.call(nacoswire.TypeSubscribeService, nacoswire.SubscribeServiceRequest{NamingRequest: nacoswire.NamingRequest{ServiceName: "svc"},
+		Subscribe: true}, &sresp)
+	put := func(port int) {
+		u := fmt.Sprintf("nacos://10.0.0.1:%d/svc", port)
+		reg.Apply([]routes.Record{{URL: &routes.URL{Interface: "svc", Category: "nacos", URL: u}}}, nil)
+	}
+	var push nacoswire.NotifySubscriberRequest
+	put(1)
+	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	quiet := time.NewTimer(3 * s.cfg.WriteTimeout) // longer than the deadline, by a clock, not a poll
+	<-quiet.C
+	put(2)
+	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	if len(push.ServiceInfo.Hosts) != 2 {
+		t.Fatalf("second push %+v", push.ServiceInfo.Hosts)
+	}
+}
