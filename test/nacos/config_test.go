@@ -21,6 +21,7 @@ import (
 	"github.com/nacos-group/nacos-sdk-go/v2/vo"
 
 	"github.com/namecast/namecast/internal/testutil"
+	"github.com/namecast/namecast/routes"
 )
 
 func md5Hex(s string) string {
@@ -32,7 +33,7 @@ func md5Hex(s string) string {
 // Dubbo's config centre listens; a CAS publish with a stale MD5 is refused
 // and with the current one succeeds; a remove reaches the listener too.
 func TestConfigPublishListenAcrossAgents(t *testing.T) {
-	_, doors := cluster(t, 2)
+	c, doors := cluster(t, 2)
 	pub := configClient(t, doors[0])
 	var mu sync.Mutex
 	var got []string
@@ -48,7 +49,8 @@ func TestConfigPublishListenAcrossAgents(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			if len(got) == 0 || got[len(got)-1] != want {
-				return fmt.Errorf("listener heard %q, want %q last", got, want)
+				rule, ok := c.Agent(1).Table().Rule(routes.KVKey("nacos-config", "/dubbo/dubbo.properties"))
+				return fmt.Errorf("listener heard %q, want %q last; agent 1 holds %v %+v", got, want, ok, rule.KV)
 			}
 			return nil
 		}

@@ -1,10 +1,12 @@
 package nacos
 
 import (
+	"bytes"
 	"log/slog"
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,10 +31,14 @@ func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	c := agenttest.Start(t, n)
 	doors := make([]*nacos.Server, n)
 	for i := range n {
-		log := slog.New(slog.DiscardHandler)
-		if os.Getenv("NAMECAST_TEST_LOG") != "" {
-			log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("door", i)
-		}
+		// The door's debug log, shown when the test fails.
+		var buf lockedBuffer
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})).With("door", i)
+		t.Cleanup(func() {
+			if t.Failed() || os.Getenv("NAMECAST_TEST_LOG") != "" {
+				t.Logf("door %d's log:\n%s", i, buf.String())
+			}
+		})
 		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Registry: c.Agent(i), Grace: grace, Logger: log})
 		if err != nil {
 			t.Fatal(err)
@@ -83,4 +89,21 @@ func configClient(t *testing.T, s *nacos.Server) config_client.IConfigClient {
 	}
 	t.Cleanup(cc.CloseClient)
 	return cc
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

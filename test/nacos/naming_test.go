@@ -39,13 +39,13 @@ func addrs(insts []model.Instance) string {
 type latest struct {
 	mu    sync.Mutex
 	insts []model.Instance
-	calls int
+	told  []string // every callback's addresses, in order
 }
 
 func (l *latest) callback(insts []model.Instance, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.insts, l.calls = insts, l.calls+1
+	l.insts, l.told = insts, append(l.told, addrs(insts))
 }
 
 func (l *latest) is(want string) func() error {
@@ -53,7 +53,7 @@ func (l *latest) is(want string) func() error {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if got := addrs(l.insts); got != want {
-			return fmt.Errorf("subscriber holds %s after %d callbacks, want %s", got, l.calls, want)
+			return fmt.Errorf("subscriber holds %s after callbacks %v, want %s", got, l.told, want)
 		}
 		return nil
 	}
@@ -72,7 +72,12 @@ func TestRegisterSubscribeDeregisterAcrossAgents(t *testing.T) {
 	if ok, err := prov.RegisterInstance(dubboParam("10.0.0.5", 50051)); !ok || err != nil {
 		t.Fatalf("register: %v %v", ok, err)
 	}
-	testutil.Eventually(t, 10*time.Second, l.is("[10.0.0.5:50051]"))
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if err := l.is("[10.0.0.5:50051]")(); err != nil {
+			return fmt.Errorf("%v; agent 1 holds %q", err, c.Agent(1).Table().URLs("org.apache.dubbo.demo.DemoService", ""))
+		}
+		return nil
+	})
 	l.mu.Lock()
 	md := l.insts[0].Metadata
 	l.mu.Unlock()
