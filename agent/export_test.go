@@ -47,3 +47,7 @@ func BreakRulesLog(a *Agent) {
 	l.f.Close()
 	l.f = f
 }
+
+// BreakLeaseLog makes every later lease write fail to save, as a full
+// disk would, until heal is called.
+func BreakLeaseLog(a *Agent) (heal func()) { return a.leases.FailWritesForTest() }

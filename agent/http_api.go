@@ -55,7 +55,7 @@ func (a *Agent) putBroker(r *http.Request) (any, error) {
 	}
 	res, err := a.RegisterBroker(reg, ttl)
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
+		return nil, asHTTPError(err)
 	}
 	return res, nil
 }
@@ -66,7 +66,11 @@ func (a *Agent) deleteBroker(r *http.Request) (any, error) {
 		return nil, errorf(http.StatusBadRequest, "brokerId %q must be a non-negative integer", r.PathValue("brokerId"))
 	}
 	cluster, name := r.PathValue("cluster"), r.PathValue("brokerName")
-	if !a.UnregisterBroker(cluster, name, id) {
+	ok, err := a.UnregisterBroker(cluster, name, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, errorf(http.StatusNotFound, "broker %s/%s/%d is not registered on this agent (a broker is unregistered on the agent it registered with)", cluster, name, id)
 	}
 	return map[string]bool{"deleted": true}, nil

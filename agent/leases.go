@@ -7,10 +7,10 @@ import "github.com/namecast/namecast/agent/lease"
 // doors through these methods, and withdraws what no door claims.
 
 // PutLease records or refreshes a lease (lease.Holder).
-func (a *Agent) PutLease(l lease.Lease) { a.leases.PutLease(l) }
+func (a *Agent) PutLease(l lease.Lease) error { return a.leases.PutLease(l) }
 
 // DropLease forgets a lease (lease.Holder).
-func (a *Agent) DropLease(door, id string) { a.leases.DropLease(door, id) }
+func (a *Agent) DropLease(door, id string) error { return a.leases.DropLease(door, id) }
 
 // RestoredLeases hands a door the leases restored at start (lease.Holder).
 func (a *Agent) RestoredLeases(door string) []lease.Lease { return a.leases.RestoredLeases(door) }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -73,13 +74,15 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 			}
 		}
 	}
-	a.apply(puts, deletes)
 	key := routes.BrokerKey(reg.BrokerName, reg.BrokerID)
 	var prefixes []string
 	if reg.BrokerID == 0 {
 		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
-	a.holdHTTP(key, prefixes, ttl)
+	if err := a.holdHTTP(key, prefixes, ttl, puts); err != nil {
+		return RegisterResult{}, err
+	}
+	a.apply(puts, deletes)
 	var res RegisterResult
 	if reg.BrokerID != 0 {
 		for _, m := range a.table.Brokers(reg.BrokerName) {
@@ -95,14 +98,14 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 // UnregisterBroker removes a broker registered on this agent; ok is false
 // when there was none under that cluster. A master takes its topics with
 // it.
-func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
+// An error means the removal could not be saved: nothing was withdrawn.
+func (a *Agent) UnregisterBroker(cluster, name string, id int64) (bool, error) {
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
 	key := routes.BrokerKey(name, id)
 	if r, ok := a.localRecord(key); !ok || r.Broker == nil || r.Broker.Cluster != cluster {
-		return false // not ours, or the broker has moved to another cluster
+		return false, nil // not ours, or the broker has moved to another cluster
 	}
-	a.ttl.clear(key)
 	return a.withdrawLocked(key)
 }
 
@@ -110,12 +113,17 @@ func (a *Agent) UnregisterBroker(cluster, name string, id int64) bool {
 func (a *Agent) localRecord(key string) (routes.Record, bool) { return a.table.LocalRecord(key) }
 
 // withdrawLocked withdraws an HTTP registration by its primary key, its
-// lease first (so a restart cannot bring it back).
-func (a *Agent) withdrawLocked(key string) bool {
-	a.DropLease(httpDoor, key)
+// lease first (so a restart cannot bring it back), and clears its TTL. An
+// error (503) means the lease's removal could not be saved: nothing is
+// withdrawn, and the registration stays as it was.
+func (a *Agent) withdrawLocked(key string) (bool, error) {
+	if err := a.DropLease(httpDoor, key); err != nil {
+		return false, errorf(http.StatusServiceUnavailable, "%v", err)
+	}
+	a.ttl.clear(key)
 	r, ok := a.localRecord(key)
 	if !ok {
-		return false
+		return false, nil
 	}
 	deletes := []string{key}
 	if r.Broker != nil && r.Broker.ID == 0 {
@@ -123,7 +131,7 @@ func (a *Agent) withdrawLocked(key string) bool {
 			deletes = append(deletes, q.Key())
 		}
 	}
-	return a.apply(nil, deletes)
+	return a.apply(nil, deletes), nil
 }
 
 func (r *BrokerRegistration) validate() error {

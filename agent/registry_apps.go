@@ -141,8 +141,10 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 	if z.Stamp == 0 {
 		z.Stamp = a.table.Stamp() // a new write: later than every record of the path seen
 	}
+	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}); err != nil {
+		return routes.Instance{}, err
+	}
 	a.apply([]routes.Record{{Znode: &z}}, nil)
-	a.holdHTTP(key, nil, ttl)
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
 		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: a.table.Local(), Registered: z.Ctime}
 	return in, nil
@@ -165,8 +167,7 @@ func (a *Agent) UnregisterInstance(app, id string) (bool, error) {
 	if old.Znode.Owner != zookeeper.OriginOwner(a.table.Local()) {
 		return false, fmt.Errorf("instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
 	}
-	a.ttl.clear(key)
-	return a.withdrawLocked(key), nil
+	return a.withdrawLocked(key)
 }
 
 // metadataInfo is the application's MetadataInfo for reg (dubbo-go's

@@ -34,9 +34,11 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 	}
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
-	a.apply([]routes.Record{{URL: &rec}}, nil)
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	a.holdHTTP(key, nil, ttl)
+	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}); err != nil {
+		return routes.URL{}, err
+	}
+	a.apply([]routes.Record{{URL: &rec}}, nil)
 	return rec, nil
 }
 
@@ -54,8 +56,7 @@ func (a *Agent) UnregisterURL(raw string) (bool, error) {
 	}
 	a.regMu.Lock()
 	defer a.regMu.Unlock()
-	a.ttl.clear(key)
-	return a.withdrawLocked(key), nil
+	return a.withdrawLocked(key)
 }
 
 // urlRecord parses a URL into its record, and whether it is dynamic.

@@ -1,26 +1,34 @@
 package agent
 
 import (
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/routes"
 )
 
 // httpDoor names the leases of registrations made over the HTTP API: one
 // per primary record key, with the TTL's deadline.
 const httpDoor = "http"
 
-// holdHTTP records the lease of a registration just applied: its primary
+// holdHTTP saves the lease of a registration about to be applied, with
+// recs, the records it will then cover, and sets its TTL: an error (503)
+// means the data dir could not save it, and the caller applies nothing.
+// Its primary
 // key, the prefixes of what else it covers (a master's queues), and its
 // TTL (0: as long as the agent). regMu must be held.
-func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration) {
-	a.ttl.set(key, ttl)
+func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) error {
 	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes}
 	if ttl > 0 {
 		l.Deadline = time.Now().Add(ttl)
 	}
-	a.PutLease(l)
+	if err := a.leases.Hold(l, recs); err != nil {
+		return errorf(http.StatusServiceUnavailable, "%v", err)
+	}
+	a.ttl.set(key, ttl)
+	return nil
 }
 
 // restoreHTTPLeases takes back the HTTP registrations restored at start:
@@ -154,6 +162,11 @@ func (a *Agent) expire(now time.Time) {
 	for _, key := range a.ttl.expired(now) {
 		a.log.Info("registration expired", "key", key)
 		a.m().IncrCounter([]string{"registrations", "expired"}, 1)
-		a.withdrawLocked(key)
+		if _, err := a.withdrawLocked(key); err != nil {
+			// Kept, and tried again shortly: an expiry that cannot be
+			// saved must not come back at the next start.
+			a.log.Error("withdrawing an expired registration failed; trying again", "key", key, "err", err)
+			a.ttl.setDeadline(key, now.Add(time.Second))
+		}
 	}
 }

@@ -101,7 +101,7 @@ func (s *ChaosSystem) Unregister(i int, r chaos.Registration) (bool, error) {
 		}
 		return err == nil, err
 	}
-	return a.UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID), nil
+	return a.UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID)
 }
 
 // do makes one API call; any status but 200 is an error, except 404,

@@ -40,7 +40,8 @@
 //
 // Deadlines are wall-clock times of this host, compared only with this
 // host's clock at the next start. A deadline refresh is saved at the
-// latest leaseSlack after it happened, so a lease may come back with a
+// latest leaseSlack (at most a quarter of the lease's time left) after it
+// happened, so a lease may come back with a
 // deadline up to that much earlier than the door last set: it can only
 // expire early, never live longer than its client asked.
 //
@@ -160,11 +161,13 @@ func (l Lease) Expired(now time.Time) bool {
 // Holder is what an agent offers its doors (agent.Agent implements it).
 type Holder interface {
 	// PutLease records or refreshes a lease (step 1 above), durably
-	// when the lease or its records are new.
-	PutLease(l Lease)
+	// when the lease or its records are new; an error means it could not
+	// be saved, and the door must not acknowledge what it covers.
+	PutLease(l Lease) error
 	// DropLease forgets a lease before its records are withdrawn, durably
-	// (step 2 above).
-	DropLease(door, id string)
+	// (step 2 above); an error means the removal could not be saved, the
+	// lease stays, and the door must not withdraw or acknowledge.
+	DropLease(door, id string) error
 	// RestoredLeases hands a door the leases restored at start (step 3).
 	RestoredLeases(door string) []Lease
 }

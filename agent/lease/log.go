@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,37 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
+
+// setAside renames a damaged file out of the way under a name no earlier
+// set-aside copy has (path.corrupt, path.corrupt.1, ...), so a later
+// restart never overwrites the evidence of an earlier one.
+func setAside(path string, keep bool) string {
+	for i := 0; ; i++ {
+		dst := path + ".corrupt"
+		if i > 0 {
+			dst += "." + strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if keep {
+			b, err := os.ReadFile(path)
+			if err != nil || os.WriteFile(dst, b, 0o600) != nil {
+				return ""
+			}
+			return dst
+		}
+		if os.Rename(path, dst) != nil {
+			return ""
+		}
+		return dst
+	}
+}
 
 // The leases are kept in two files: leases.json, every lease with its
 // records as of some moment, and leases.log, the changes since, appended
@@ -20,12 +48,22 @@ import (
 // with 5,000 held); appending costs what that one lease holds. When the
 // log outgrows the snapshot it is folded into a new leases.json.
 //
-// Neither is fsynced. They guard the clients on this host against the
-// agent process's death (a kill -9 or a crash), which loses nothing the
-// kernel has been given; a host that crashes or reboots takes those
-// clients down too, and a lease restored after that would serve routes of
-// processes that no longer exist, so restoreLeases drops every lease with
-// a deadline when the boot id changed (see bootID).
+// Both are fsynced before a door answers: an entry is written under the
+// store's save lock, then synced outside it, and writers that wait at
+// once share one fsync (group commit: wait). A write that fails is cut
+// off again, so no later entry lands behind half of one; an fsync that
+// fails leaves the log refusing entries until the next snapshot rewrites
+// everything (after a failed fsync the kernel may have dropped the dirty
+// pages, and a later fsync would report success for data it lost).
+//
+// A host that crashes or reboots takes the clients on it down too, and a
+// lease restored after that would serve routes of processes that no
+// longer exist, so Restore drops every lease with a deadline when the
+// boot id changed (see bootID).
+//
+// Reading judges each entry on its own: a damaged frame is skipped by
+// looking for the next intact one, so one bad entry mid-log does not cut
+// off the ones after it.
 
 const leaseLogFile = "leases.log"
 
@@ -62,6 +100,15 @@ type leaseLog struct {
 	size int64
 	seq  uint64
 	buf  []byte
+	// written is seq, readable without the store's save lock.
+	written atomic.Uint64
+
+	// Group commit: guarded by syncMu, not by the store's save lock.
+	syncMu  sync.Mutex
+	cond    *sync.Cond
+	synced  uint64 // every entry up to it is on disk
+	syncing bool
+	broken  error // an fsync failed: refuse entries until a snapshot
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -81,11 +128,66 @@ func openLeaseLog(path string, good int64, seq uint64) (*leaseLog, error) {
 		f.Close()
 		return nil, err
 	}
-	return &leaseLog{f: f, size: good, seq: seq}, nil
+	l := &leaseLog{f: f, size: good, seq: seq, synced: seq}
+	l.written.Store(seq)
+	l.cond = sync.NewCond(&l.syncMu)
+	return l, nil
 }
 
-// append writes e with the next seq.
+// wait returns once entry seq is on disk, running the fsync itself when
+// none that covers it is under way; writers waiting together share one.
+func (l *leaseLog) wait(seq uint64) error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	for l.synced < seq {
+		if l.broken != nil {
+			return l.broken
+		}
+		if l.syncing {
+			l.cond.Wait()
+			continue
+		}
+		l.syncing = true
+		target := l.seqNow()
+		l.syncMu.Unlock()
+		err := l.f.Sync()
+		l.syncMu.Lock()
+		l.syncing = false
+		if err != nil {
+			l.broken = fmt.Errorf("fsync of %s failed (%v): no registration is saved until the next snapshot is written", l.f.Name(), err)
+		} else {
+			l.synced = max(l.synced, target)
+		}
+		l.cond.Broadcast()
+	}
+	return nil
+}
+
+// seqNow is the last entry written; syncMu held (seq itself changes
+// under the store's save lock, so it is read through an atomic copy).
+func (l *leaseLog) seqNow() uint64 { return l.written.Load() }
+
+// healthy reports a failed fsync as an error for new entries.
+func (l *leaseLog) healthy() error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	return l.broken
+}
+
+// markSynced records that everything written is on disk (a snapshot
+// holding it all was synced) and clears a failed fsync.
+func (l *leaseLog) markSynced() {
+	l.syncMu.Lock()
+	l.synced, l.broken = l.written.Load(), nil
+	l.cond.Broadcast()
+	l.syncMu.Unlock()
+}
+
+// append writes e with the next seq, without syncing it (wait does).
 func (l *leaseLog) append(e logEntry) error {
+	if err := l.healthy(); err != nil {
+		return err
+	}
 	e.Seq = l.seq + 1
 	body, err := json.Marshal(e)
 	if err != nil {
@@ -104,6 +206,7 @@ func (l *leaseLog) append(e logEntry) error {
 		return err
 	}
 	l.seq = e.Seq
+	l.written.Store(e.Seq)
 	l.size += int64(len(l.buf))
 	if cap(l.buf) > 1<<20 {
 		l.buf = nil // a big broker's entry is not kept for the next small one
@@ -123,37 +226,37 @@ func (l *leaseLog) reset() error {
 
 func (l *leaseLog) close() error { return l.f.Close() }
 
-// readLeaseLog returns the entries of path after seq after, the length of
-// its intact prefix and the highest seq in it. A missing file is empty.
-func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, seq uint64, err error) {
-	f, err := os.Open(path)
+// readLeaseLog returns the entries of path after seq after, where its
+// last intact entry ends, the highest seq in it, and how many damaged
+// stretches it skipped. A missing file is empty. A damaged frame (a bad
+// length, checksum or body) does not end the replay: the reader looks
+// for the next intact frame from the following byte on.
+func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, seq uint64, damaged int, err error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, after, nil
+		return nil, 0, after, 0, nil
 	}
 	if err != nil {
-		return nil, 0, after, err
+		return nil, 0, after, 0, err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
 	seq = after
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return entries, good, seq, nil // end, or a torn header
-		}
-		n := binary.BigEndian.Uint32(hdr[:4])
-		if n == 0 || n > maxLeaseEntry {
-			return entries, good, seq, nil
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil || crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(hdr[4:]) {
-			return entries, good, seq, nil
-		}
+	inDamage := false
+	for off := 0; off+8 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[off : off+4]))
 		var e logEntry
-		if err := json.Unmarshal(body, &e); err != nil {
-			return entries, good, seq, nil
+		if n == 0 || n > maxLeaseEntry || off+8+n > len(b) ||
+			crc32.Checksum(b[off+8:off+8+n], castagnoli) != binary.BigEndian.Uint32(b[off+4:off+8]) ||
+			json.Unmarshal(b[off+8:off+8+n], &e) != nil {
+			if !inDamage {
+				damaged++
+				inDamage = true
+			}
+			off++
+			continue
 		}
-		good += 8 + int64(n)
+		inDamage = false
+		off += 8 + n
+		good = int64(off)
 		if e.Seq > seq {
 			seq = e.Seq
 		}
@@ -161,11 +264,14 @@ func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, se
 			entries = append(entries, e)
 		}
 	}
+	if int64(len(b)) > good && !inDamage {
+		damaged++ // a torn tail shorter than a frame header
+	}
+	return entries, good, seq, damaged, nil
 }
 
-// replaceFile writes then renames, so the process's crash leaves the old
-// file or the new one; unsynced (see above), so a host crash may leave
-// either, or an empty file.
+// replaceFile writes, syncs, then renames, so a crash leaves the old file
+// or the new one, whole.
 func replaceFile(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -173,6 +279,10 @@ func replaceFile(path string, data []byte) error {
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -90,18 +90,21 @@ func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
 
 // PutLease records or refreshes a lease (step 1 of the package comment). A new
 // lease, one covering other keys, or one whose records changed since it
-// was saved is written before PutLease returns, so that what the door
-// then acknowledges survives the agent's crash (kill -9 right after a
-// registration's answer restores it): the door calls it after applying
-// the records. A refresh of the deadline or state alone is saved lazily.
-func (ls *Store) PutLease(l Lease) {
+// was saved is written and fsynced before PutLease returns, so that what
+// the door then acknowledges survives the agent's crash (kill -9 right
+// after a registration's answer restores it): the door calls it after
+// applying the records. A refresh of the deadline or state alone is saved
+// lazily. An error means the lease could not be saved: the door must not
+// acknowledge what it covers (Hold, before applying, lets it change
+// nothing then).
+func (ls *Store) PutLease(l Lease) error {
 	k := leaseKey(l.Door, l.ID)
 	ls.mu.Lock()
 	old, had := ls.m[k]
 	ls.m[k] = l
 	if ls.dir == "" || ls.frozen {
 		ls.mu.Unlock()
-		return
+		return nil
 	}
 	sv, inFile := ls.saved[k]
 	ls.mu.Unlock()
@@ -110,15 +113,19 @@ func (ls *Store) PutLease(l Lease) {
 		// New, other keys, or some record of ours changed since the
 		// lease was written, maybe one of its own: written now unless
 		// its records turn out the same.
-		if ls.writeLease(k, cover) {
-			return
+		wrote, seq, err := ls.writeLease(k, cover)
+		if err != nil {
+			return err
+		}
+		if wrote {
+			return ls.log.wait(seq)
 		}
 		ls.mu.Lock()
 		sv = ls.saved[k]
 		ls.mu.Unlock()
 	}
-	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < leaseSlack {
-		return
+	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < slackFor(l) {
+		return nil
 	}
 	ls.mu.Lock()
 	ls.lazy[k] = true
@@ -127,38 +134,139 @@ func (ls *Store) PutLease(l Lease) {
 	case ls.dirty <- struct{}{}:
 	default:
 	}
+	return nil
+}
+
+// slackFor is how stale l's saved deadline may get: leaseSlack, but at
+// most a quarter of the time l has left, so a short TTL (an HTTP
+// registration of 6 s renewed every second) comes back from a kill -9
+// with most of its time, not 1 s of it, and outlives a slow restart
+// until its client renews it.
+func slackFor(l Lease) time.Duration {
+	if l.Deadline.IsZero() {
+		return leaseSlack
+	}
+	return min(leaseSlack, time.Until(l.Deadline)/4)
+}
+
+// Hold is PutLease for a change the door has not applied yet: it writes
+// lease l with recs, the records l will cover once applied, and fsyncs
+// it, before the door applies them; on an error the door applies nothing
+// and answers the error, so a change that cannot be saved changes
+// nothing anywhere. A lease already saved with the same cover and
+// records is only refreshed, as PutLease does.
+func (ls *Store) Hold(l Lease, recs []routes.Record) error {
+	k := leaseKey(l.Door, l.ID)
+	ls.mu.Lock()
+	old, had := ls.m[k]
+	sv, inFile := ls.saved[k]
+	stop := ls.dir == "" || ls.frozen
+	ls.mu.Unlock()
+	if stop {
+		return ls.PutLease(l)
+	}
+	b, err := json.Marshal(recs)
+	if err != nil {
+		return err
+	}
+	h := hashBytes(b)
+	if had && inFile && old.SameCover(l) && h == sv.hash {
+		return ls.PutLease(l)
+	}
+	body, err := json.Marshal(leaseBody{Lease: l, Records: b})
+	if err != nil {
+		return err
+	}
+	ls.saveMu.Lock()
+	ls.mu.Lock()
+	stop = ls.frozen || ls.log == nil
+	ls.mu.Unlock()
+	if stop {
+		ls.saveMu.Unlock()
+		return ls.PutLease(l)
+	}
+	seq := ls.localSeq()
+	wseq, err := ls.appendLeaseEntry(logEntry{Put: body})
+	if err == nil {
+		ls.mu.Lock()
+		ls.m[k] = l
+		ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
+		delete(ls.lazy, k)
+		ls.mu.Unlock()
+	}
+	ls.saveMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := ls.log.wait(wseq); err != nil {
+		ls.mu.Lock()
+		if had {
+			ls.m[k] = old
+		} else {
+			delete(ls.m, k)
+		}
+		ls.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // DropLease forgets a lease; when the files hold it, its removal is
-// written before DropLease returns (step 2 of the package comment).
-func (ls *Store) DropLease(door, id string) {
+// written and fsynced before DropLease returns (step 2 of the package
+// comment). An error means the removal could not be saved: the lease is
+// kept as it was, and the door must not withdraw its records (a restart
+// would bring them back after the client was told they were gone).
+func (ls *Store) DropLease(door, id string) error {
 	k := leaseKey(door, id)
 	ls.mu.Lock()
+	old, had := ls.m[k]
 	delete(ls.m, k)
 	delete(ls.lazy, k)
-	_, inFile := ls.saved[k]
+	sv, inFile := ls.saved[k]
 	frozen := ls.frozen
 	ls.mu.Unlock()
 	if !inFile || frozen {
-		return
+		return nil
 	}
 	ls.saveMu.Lock()
-	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
 	_, back := ls.m[k] // put again meanwhile: its own write says so
 	if back || ls.frozen || ls.log == nil {
 		ls.mu.Unlock()
-		return
+		ls.saveMu.Unlock()
+		return nil
 	}
-	delete(ls.saved, k)
 	ls.mu.Unlock()
-	ls.appendLeaseEntry(logEntry{Drop: &leaseRef{Door: door, ID: id}})
+	seq, err := ls.appendLeaseEntry(logEntry{Drop: &leaseRef{Door: door, ID: id}})
+	if err == nil {
+		ls.mu.Lock()
+		delete(ls.saved, k)
+		ls.mu.Unlock()
+		ls.saveMu.Unlock()
+		err = ls.log.wait(seq)
+		if err == nil {
+			return nil
+		}
+		ls.mu.Lock()
+		if _, still := ls.saved[k]; !still {
+			ls.saved[k] = sv
+		}
+		ls.mu.Unlock()
+	} else {
+		ls.saveMu.Unlock()
+	}
+	ls.mu.Lock()
+	if _, back := ls.m[k]; !back && had {
+		ls.m[k] = old
+	}
+	ls.mu.Unlock()
+	return err
 }
 
 // writeLease appends lease k with its records as they are now. Unless
 // force, it writes nothing when the records hash as they did when last
-// written, and reports whether it wrote.
-func (ls *Store) writeLease(k string, force bool) bool {
+// written. It reports whether it wrote, and the entry's seq to wait for.
+func (ls *Store) writeLease(k string, force bool) (wrote bool, wseq uint64, err error) {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
@@ -167,14 +275,13 @@ func (ls *Store) writeLease(k string, force bool) bool {
 	stop := !ok || ls.frozen || ls.log == nil
 	ls.mu.Unlock()
 	if stop {
-		return true
+		return true, 0, nil
 	}
 	// Read before the records, so what is written is at least this seq's.
 	seq := ls.localSeq()
 	recs, err := json.Marshal(l.Records(ls.table))
 	if err != nil {
-		ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
-		return true
+		return true, 0, fmt.Errorf("cannot encode the records of lease %s/%s: %w", l.Door, l.ID, err)
 	}
 	h := hashBytes(recs)
 	if !force && inFile && h == sv.hash {
@@ -183,29 +290,39 @@ func (ls *Store) writeLease(k string, force bool) bool {
 			ls.saved[k] = savedState{deadline: sv.deadline, seq: seq, hash: h}
 		}
 		ls.mu.Unlock()
-		return false
+		return false, 0, nil
 	}
 	body, err := json.Marshal(leaseBody{Lease: l, Records: recs})
-	if err == nil && ls.appendLeaseEntry(logEntry{Put: body}) {
-		ls.mu.Lock()
-		ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
-		delete(ls.lazy, k)
-		ls.mu.Unlock()
+	if err != nil {
+		return true, 0, err
 	}
-	return true
+	wseq, err = ls.appendLeaseEntry(logEntry{Put: body})
+	if err != nil {
+		return true, 0, err
+	}
+	ls.mu.Lock()
+	ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
+	delete(ls.lazy, k)
+	ls.mu.Unlock()
+	return true, wseq, nil
 }
 
 // appendLeaseEntry appends e, folding the log into a new snapshot when
-// it has outgrown it. saveMu held.
-func (ls *Store) appendLeaseEntry(e logEntry) bool {
-	if err := ls.log.append(e); err != nil {
-		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", ls.log.f.Name(), "err", err)
-		return false
+// it has outgrown it (or an fsync failed), and returns the seq to wait
+// for. saveMu held.
+func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
+	if ls.log.healthy() != nil {
+		ls.compactLeases() // a fresh snapshot is the way back from a failed fsync
 	}
+	if err := ls.log.append(e); err != nil {
+		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
+		return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
+	}
+	seq := ls.log.seq
 	if ls.log.size > max(minCompact, 2*ls.snapSize) {
 		ls.compactLeases()
 	}
-	return true
+	return seq, nil
 }
 
 // compactLeases writes every lease with its records to leases.json, then
@@ -245,6 +362,7 @@ func (ls *Store) compactLeases() {
 		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", path, "err", err)
 		return
 	}
+	ls.log.markSynced() // the synced snapshot holds every entry
 	ls.mu.Lock()
 	ls.saved = saved
 	ls.lazy = map[string]bool{}
@@ -276,24 +394,34 @@ func (ls *Store) RestoredLeases(door string) []Lease {
 	return out
 }
 
+// damage is what reading the saved leases found unreadable: each file
+// is judged on its own, and only what is damaged is left out.
+type damage struct {
+	snapshot error // leases.json unreadable: the log is still read, whole
+	logParts int   // damaged stretches of the log skipped
+	entries  int   // intact frames whose lease did not decode
+}
+
 // readSavedLeases folds leases.json and the log after it into the leases
 // they hold, in the order they were written. good and seq are where the
-// log's intact part ends.
-func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, err error) {
+// log's last intact entry ends and its highest seq.
+func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, dmg damage, err error) {
 	var body leaseFileRead
 	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(b, &body); err != nil {
-			return nil, "", 0, 0, fmt.Errorf("%s: %w", leasesFile, err)
+			dmg.snapshot = fmt.Errorf("%s: %w", leasesFile, err)
+			body = leaseFileRead{} // replay the whole log instead
 		}
 	case !os.IsNotExist(err):
-		return nil, "", 0, 0, err
+		return nil, "", 0, 0, dmg, err
 	}
-	entries, good, seq, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
+	entries, good, seq, parts, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
 	if err != nil {
-		return nil, "", 0, 0, err
+		return nil, "", 0, 0, dmg, err
 	}
+	dmg.logParts = parts
 	byKey := map[string]int{}
 	for i, sl := range body.Leases {
 		byKey[leaseKey(sl.Door, sl.ID)] = i
@@ -304,7 +432,8 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 		case e.Put != nil:
 			var sl savedLease
 			if err := json.Unmarshal(e.Put, &sl); err != nil {
-				return nil, "", 0, 0, fmt.Errorf("%s entry %d: %w", leaseLogFile, e.Seq, err)
+				dmg.entries++
+				continue
 			}
 			k := leaseKey(sl.Door, sl.ID)
 			if i, ok := byKey[k]; ok {
@@ -325,7 +454,7 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 			out = append(out, sl)
 		}
 	}
-	return out, body.Boot, good, seq, nil
+	return out, body.Boot, good, seq, dmg, nil
 }
 
 // Restore republishes, at start and before anything is served, the
@@ -336,18 +465,21 @@ func (ls *Store) Restore() routes.Delta {
 	if ls.dir == "" {
 		return routes.Delta{}
 	}
-	saved, boot, good, seq, err := readSavedLeases(ls.dir)
-	if err != nil {
-		ls.logger.Warn("saved leases are unreadable; setting them aside", "dir", ls.dir, "err", err)
-		for _, f := range []string{leasesFile, leaseLogFile} {
-			_ = os.Rename(filepath.Join(ls.dir, f), filepath.Join(ls.dir, f+".corrupt"))
-		}
-		saved, good, seq = nil, 0, 0
-	}
+	saved, boot, good, seq, dmg, err := readSavedLeases(ls.dir)
 	logPath := filepath.Join(ls.dir, leaseLogFile)
-	if st, err := os.Stat(logPath); err == nil && st.Size() > good {
-		ls.logger.Warn("the lease log ends in an unreadable entry (the agent died while writing it, or the file was damaged); restoring what is before it",
-			"path", logPath, "ignored_bytes", st.Size()-good)
+	if err != nil {
+		ls.logger.Error("saved leases cannot be read; setting the log aside", "dir", ls.dir, "err", err)
+		saved, good, seq = nil, 0, 0
+		setAside(logPath, false)
+	}
+	if dmg.snapshot != nil {
+		aside := setAside(filepath.Join(ls.dir, leasesFile), false)
+		ls.logger.Warn("the lease snapshot is unreadable; set it aside and restored what the log holds", "err", dmg.snapshot, "aside", aside)
+	}
+	if dmg.logParts > 0 || dmg.entries > 0 {
+		aside := setAside(logPath, true)
+		ls.logger.Warn("the lease log has damaged entries (the agent died while writing one, or the file was damaged); skipped them and restored the rest",
+			"path", logPath, "damaged_stretches", dmg.logParts, "undecodable_leases", dmg.entries, "copy", aside)
 	}
 	log, err := openLeaseLog(logPath, good, seq)
 	if err != nil {
@@ -433,7 +565,11 @@ func (ls *Store) saveLazyLeases() {
 	}
 	ls.mu.Unlock()
 	for _, k := range keys {
-		ls.writeLease(k, true)
+		if _, seq, err := ls.writeLease(k, true); err != nil {
+			ls.logger.Error("saving a lease's deadline to the data dir failed; a restart may expire it early", "err", err)
+		} else if seq > 0 {
+			_ = ls.log.wait(seq)
+		}
 	}
 }
 
@@ -466,7 +602,7 @@ func (ls *Store) Freeze(forget bool) {
 // records of every saved lease, by lease id (for tests outside the
 // package that check what reached the disk).
 func SavedRecords(dir string) (map[string][]routes.Record, error) {
-	saved, _, _, _, err := readSavedLeases(dir)
+	saved, _, _, _, _, err := readSavedLeases(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -475,4 +611,25 @@ func SavedRecords(dir string) (map[string][]routes.Record, error) {
 		out[sl.ID] = sl.Records
 	}
 	return out, nil
+}
+
+// FailWritesForTest makes every later write of the store fail with err,
+// as a full disk does, until heal is called (tests outside the package
+// that check what a door answers then).
+func (ls *Store) FailWritesForTest() (heal func()) {
+	ls.saveMu.Lock()
+	defer ls.saveMu.Unlock()
+	l := ls.log
+	good := l.f
+	ro, err := os.Open(good.Name()) // read-only: writes fail
+	if err != nil {
+		panic(err)
+	}
+	l.f = ro
+	return func() {
+		ls.saveMu.Lock()
+		defer ls.saveMu.Unlock()
+		l.f = good
+		ro.Close()
+	}
 }

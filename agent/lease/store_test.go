@@ -50,7 +50,7 @@ func dropBroker(a *testAgent, name string) {
 // restored lists, as "name=addr", the brokers a restart from dir restores.
 func restored(t *testing.T, dir string) []string {
 	t.Helper()
-	saved, _, _, _, err := readSavedLeases(dir)
+	saved, _, _, _, _, err := readSavedLeases(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,19 +124,21 @@ func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
 }
 func (f *fakeRegistry) Table() *routes.Table { return f.table }
 
-func (f *fakeRegistry) PutLease(l lease.Lease) {
+func (f *fakeRegistry) PutLease(l lease.Lease) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.leases == nil {
 		f.leases = map[string]lease.Lease{}
 	}
 	f.leases[l.Door+"/"+l.ID] = l
+	return nil
 }
 
-func (f *fakeRegistry) DropLease(door, id string) {
+func (f *fakeRegistry) DropLease(door, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.leases, door+"/"+id)
+	return nil
 }
 
 // RestoredLeases hands back what was put, as an agent restarted with its

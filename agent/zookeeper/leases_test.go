@@ -31,17 +31,19 @@ func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) bool {
 	return f.fakeRegistry.Apply(puts, deletes)
 }
 
-func (f *leaseRegistry) PutLease(l lease.Lease) {
+func (f *leaseRegistry) PutLease(l lease.Lease) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.leases[l.ID] = l
+	return nil
 }
 
-func (f *leaseRegistry) DropLease(door, id string) {
+func (f *leaseRegistry) DropLease(door, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.leases, id)
 	f.log = append(f.log, "drop "+id)
+	return nil
 }
 
 func (f *leaseRegistry) RestoredLeases(door string) []lease.Lease {
