@@ -72,8 +72,12 @@
 // client never came back (a timeout after it was last heard, the grace
 // once its connection closed). The restarted agent republishes the znodes
 // before serving and resumes the session detached; the client re-attaching
-// with its id and password keeps both, otherwise it expires at the
-// deadline. closeSession and expiry drop the lease before withdrawing, so
+// with its id and password keeps both, otherwise it expires when the time
+// its lease had left has passed, counted from when the door takes
+// handshakes (after the agent's first sync: a session does not expire
+// while its client's handshake is held back). A setData of an ephemeral
+// znode saves the session's lease again before its answer. closeSession
+// and expiry drop the lease before withdrawing, so
 // a restart never resurrects them. The saved deadline may lag by the
 // agent's lease slack (5 s) after a crash; SIGTERM saves it exactly.
 // A new connection is not answered until the agent has synced with its

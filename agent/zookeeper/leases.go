@@ -27,17 +27,18 @@ func sessionLeaseID(id int64) string { return hexID(id) }
 // holdLocked records ss's lease, or drops it once ss owns no ephemeral
 // znode: its records until deadline, the time past which this agent would
 // expire it if its client never came back. s.mu held (the lease table's
-// lock is taken after it, never the other way round).
-func (s *Server) holdLocked(ss *session, deadline time.Time) {
+// lock is taken after it, never the other way round). An error means the
+// data dir could not save it.
+func (s *Server) holdLocked(ss *session, deadline time.Time) error {
 	if s.holder == nil || ss.ended {
-		return
+		return nil
 	}
 	if len(ss.keys) == 0 {
 		if ss.leaseState != nil {
 			ss.leaseState = nil
-			s.holder.DropLease(door, sessionLeaseID(ss.id))
+			return s.holder.DropLease(door, sessionLeaseID(ss.id))
 		}
-		return
+		return nil
 	}
 	if ss.leaseState == nil {
 		keys := make([]string, 0, len(ss.keys))
@@ -49,7 +50,7 @@ func (s *Server) holdLocked(ss *session, deadline time.Time) {
 		ss.leaseState, ss.leaseKeys = st, keys
 	}
 	ss.heldUntil = deadline
-	s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
+	return s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
 		Deadline: deadline, State: ss.leaseState})
 }
 
@@ -99,6 +100,13 @@ func (s *Server) dropLease(ss *session) {
 // no connection: a client re-attaching with its id and password keeps
 // its session and znodes; otherwise the session expires at its lease's
 // deadline and its znodes go. Called by Start before the tree is loaded.
+//
+// The time left to each session starts running only once the door takes
+// handshakes (the agent is ready, or ReadyWait passed): until then a
+// returning client's handshake waits (waitReady), and expiring its
+// session meanwhile would tell it "expired" for the agent's own delay.
+// ZooKeeper does the same on a leader change: sessions get their time
+// again once the new leader serves.
 func (s *Server) restoreLeases() {
 	if s.holder == nil {
 		return
@@ -112,6 +120,13 @@ func (s *Server) restoreLeases() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
+	var resumed []*session
+	left := map[*session]time.Duration{}
+	defer func() {
+		if len(resumed) > 0 {
+			s.goOwned(func() { s.armRestored(resumed, left) })
+		}
+	}()
 	for _, l := range s.holder.RestoredLeases(door) {
 		var st savedSession
 		if err := json.Unmarshal(l.State, &st); err != nil || st.ID == 0 || len(st.Passwd) == 0 || s.sessions[st.ID] != nil {
@@ -129,8 +144,24 @@ func (s *Server) restoreLeases() {
 			s.owners[k] = ss.id
 		}
 		s.sessions[ss.id] = ss
-		ss.timer = time.AfterFunc(max(l.Deadline.Sub(now), 0), func() { s.expireDetached(ss) })
+		resumed = append(resumed, ss)
+		left[ss] = max(l.Deadline.Sub(now), 0)
 		s.log.Info("session resumed from before the restart; waiting for its client to re-attach",
-			"session", hexID(ss.id), "ephemerals", len(st.Keys), "expires_in", l.Deadline.Sub(now).Round(time.Millisecond))
+			"session", hexID(ss.id), "ephemerals", len(st.Keys), "expires_in_once_ready", left[ss].Round(time.Millisecond))
+	}
+}
+
+// armRestored starts the expiry of restored sessions no client has
+// re-attached to, once the door takes handshakes (waitReady's condition).
+func (s *Server) armRestored(resumed []*session, left map[*session]time.Duration) {
+	if !s.waitReady(nil) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range resumed {
+		if ss.conn == nil && !ss.ended && ss.timer == nil && !s.closed {
+			ss.timer = time.AfterFunc(left[ss], func() { s.expireDetached(ss) })
+		}
 	}
 }

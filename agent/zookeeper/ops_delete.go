@@ -209,6 +209,14 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 		return fail(code)
 	}
 	s.mu.Lock()
+	if ephemeral && owner != nil && !owner.ended {
+		// The session's record changed: its lease is saved again before
+		// the answer, or a kill -9 now would restart with the old data.
+		if err := s.holdLocked(owner, time.Now().Add(owner.timeout)); err != nil {
+			s.log.Error("setData could not be saved to the data dir", "path", r.Path, "err", err)
+			return fail(zkwire.ErrSystem)
+		}
+	}
 	s.syncDirtyLocked()
 	s.refresh(p)
 	if n = s.tree.nodes[p]; n == nil {
