@@ -45,8 +45,12 @@
 //     Views serve the newest (recency.go): each table stamps its broker
 //     records with a Lamport clock that witnesses every stamp it holds,
 //     so a registration made after seeing another is served over it on
-//     every agent; registrations that never saw each other are ordered
-//     by origin name, alike everywhere. One agent's withdrawal removes
+//     every agent; registrations that never saw each other (one must
+//     lose) by their stamps, then origin name, alike everywhere. The
+//     stamp comes after the broker's own stateVersion (5.x controller
+//     mode); queue data keeps the broker's own order, its DataVersion
+//     (queuerec.go), the origin name deciding only between records the
+//     broker sent with the same one. One agent's withdrawal removes
 //     only its own records, so another agent's registration goes on
 //     being served. Claim.Wins is the same order for doors' own records.
 //
