@@ -16,7 +16,8 @@ import (
 	"github.com/namecast/namecast/internal/memlimit"
 )
 
-// Default addresses (DESIGN §3).
+// Default addresses (README: gossip 7946, HTTP 7947, RocketMQ 9876,
+// ZooKeeper 2181).
 const (
 	DefaultGossipAddr    = "0.0.0.0:7946"
 	DefaultHTTPAddr      = "127.0.0.1:7947"

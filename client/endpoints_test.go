@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The answers below are written as literal JSON from DESIGN.md §3, not
+// The answers below are written as literal JSON from the README's HTTP API table, not
 // produced by this package's types, so a field-name slip on either side
 // shows.
 

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// fakeAgent emulates the HTTP contract of DESIGN.md §3 in memory: literal
+// fakeAgent emulates the HTTP contract (the README's HTTP API) in memory: literal
 // JSON answers per GET path, the index and blocking queries, write answers
 // per method and path, and canned failures served ahead of everything.
 type fakeAgent struct {

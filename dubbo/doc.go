@@ -25,4 +25,7 @@
 // Matching follows Dubbo's UrlUtils.isMatch (interface, category, enabled,
 // group, version, classifier); see Match for the rules and where namecast
 // reads Dubbo's intent rather than its substring-based implementation.
+//
+// Dubbo's registry contract as this package follows it is written in
+// docs/protocols/dubbo-registry.md; "spec §N" in comments cites it.
 package dubbo

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestMatch covers UrlUtils.isMatch [D-UU] as summarised in spec §1.3 and
+// TestMatch covers UrlUtils.isMatch as summarised in spec §1.3 and
 // §1.1 (subscribe: interface, group, version, classifier are query
 // conditions and may be *). Each row names the rule it checks; rule numbers
 // are those in Match's doc comment.
@@ -88,7 +88,7 @@ func TestMatch(t *testing.T) {
 }
 
 // TestCategoryMatches covers the category rule of spec §1.3 (comma list, *,
-// -x) and UrlUtils.isMatchCategory [D-UU], including where namecast compares
+// -x) and UrlUtils.isMatchCategory, including where namecast compares
 // whole items instead of Dubbo's substrings.
 func TestCategoryMatches(t *testing.T) {
 	tests := []struct {

@@ -1,8 +1,8 @@
 // Package rocketmq serves RocketMQ's NameServer protocol from a namecast
 // agent, so that unmodified brokers and clients use the agent beside them
-// (127.0.0.1:9876) as their NameServer. The wire specification is
-// /work/shared/protocols/rocketmq-remoting.md; section numbers in comments
-// (§5.2, ...) refer to it. Bytes are encoded and decoded by package remoting;
+// (127.0.0.1:9876) as their NameServer. What the code relies on of the
+// protocol is written in docs/protocols/rocketmq-remoting.md; section
+// numbers in comments (§5.2, ...) refer to it. Bytes are encoded and decoded by package remoting;
 // this package decides what to answer.
 //
 // # How a NameServer maps onto namecast

@@ -3,7 +3,8 @@
 // dubbo-go, anything on go-zookeeper or kazoo) configured with
 // zookeeper://127.0.0.1:2181 register, subscribe and are notified through
 // their local agent, with no ZooKeeper ensemble anywhere. The wire codec is
-// package zkwire; the protocol facts are /shared/protocols/zookeeper-wire.md.
+// package zkwire; the protocol facts it relies on are in
+// docs/protocols/zookeeper-wire.md, which "spec §N" in comments cites.
 //
 // # One registry
 //

@@ -2,7 +2,7 @@
 // measured in the same run, on one machine, on loopback: propagation (P1),
 // withdrawal (P2), query serving (P3), table size (P4) and scale (P5). It
 // prints one table per scenario (or JSON with -json) and a PASS/MISS per
-// goal of DESIGN.md §6 and the benchmark issue.
+// goal, each printed beside its figure (docs/performance.md).
 //
 //	namecast-bench                      every scenario, full size (~15 min)
 //	namecast-bench -short               smoke run, under a minute

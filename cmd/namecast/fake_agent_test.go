@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// fakeAgent answers the HTTP contract of DESIGN.md §3 from canned JSON per
+// fakeAgent answers the HTTP contract (the README's HTTP API) from canned JSON per
 // "METHOD path", with the index header and blocking GETs, so commands can be
 // run against it and their requests checked.
 type fakeAgent struct {

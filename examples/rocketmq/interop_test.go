@@ -151,7 +151,7 @@ func TestGoClientThroughAnotherAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// §5.6 sent to C, as `mqadmin wipeWritePerm -n C` would: producers get
+	// (docs/protocols/rocketmq-remoting.md §5.6) sent to C, as `mqadmin wipeWritePerm -n C` would: producers get
 	// no writable queue; the broker's re-registration on A keeps it so;
 	// addWritePerm brings the queues back.
 	admin := dialNS(t, nsC)

@@ -7,7 +7,7 @@
 //	go run . -agent -demo-broker     # start an agent in-process, fake a broker
 //	go run .                         # use the agent already running here
 //
-// Caveats of the v2.1.2 client (spec §4.5):
+// Caveats of the v2.1.2 client (docs/protocols/rocketmq-remoting.md §4.5):
 //   - Always pass a resolver (WithResolver / WithNsResolver): the default
 //     one asks an HTTP endpoint on jmenv.tbsite.net, and the admin client
 //     without one crashes.

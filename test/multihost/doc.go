@@ -1,5 +1,5 @@
 // Package multihost proves, across real hosts, what namecast promises for a
-// LAN (DESIGN §4): agents started with only --discover find each other over
+// LAN (README, "Running namecast on every host"): agents started with only --discover find each other over
 // mDNS and form one cluster; --cluster keeps clusters that see each other
 // apart; --encrypt keeps out agents without the key and can be rotated while
 // the cluster runs; a partition withdraws routes on both sides and heals by

@@ -5,5 +5,6 @@
 // every supported operation and error, watches fired by changes made through
 // another agent, session expiry, re-attach within the grace, setWatches after
 // a reconnect. The interop tests (package zookeeper_test, see doc_test.go)
-// compare with a real ZooKeeper and run Curator and kazoo.
+// compare with a real ZooKeeper and run Curator and kazoo. "Spec §N" in
+// comments cites docs/protocols/zookeeper-wire.md.
 package zookeeper

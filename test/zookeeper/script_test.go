@@ -129,7 +129,7 @@ func runScript(t *testing.T, addr string) *transcript {
 	acls, _, err := s1.GetACL("/nc")
 	tr.addMasked("getACL /nc", fmt.Sprintf("%s %v", errName(err), acls), "acl-unimplemented")
 
-	// What a gossip-backed server refuses (the spec's §7.6 and TL;DR).
+	// What a gossip-backed server refuses (spec §7.6, §2.1).
 	tr.addMasked("sequential create", create(s1, "/nc/seq-", "", zk.FlagSequence), "sequential-unimplemented")
 	_, err = s1.Multi(&zk.CreateRequest{Path: "/nc/m", Data: nil, Acl: acl})
 	tr.addMasked("multi", errName(err), "multi-unimplemented")

@@ -1,8 +1,8 @@
 // Package remoting is the wire layer of RocketMQ's remoting protocol as a
 // NameServer speaks it: frames, their two header encodings, and the JSON
-// bodies exchanged with brokers, clients and admin tools. The specification
-// it follows is /work/shared/protocols/rocketmq-remoting.md; section numbers
-// in comments (§1.2, §3.5, ...) refer to it.
+// bodies exchanged with brokers, clients and admin tools. What it follows is
+// written in docs/protocols/rocketmq-remoting.md; section numbers in
+// comments (§1.2, §3.5, ...) refer to it.
 //
 // It owns bytes only. It opens no sockets, keeps no state between calls and
 // makes no policy decision a server must make (which code to answer, when to

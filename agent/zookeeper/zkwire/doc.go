@@ -2,7 +2,7 @@
 // length framing, jute's binary encoding of primitives, and the records the
 // namecast ZooKeeper door reads and writes (connect handshake, request and
 // reply headers, Stat, the per-opcode requests and responses, watcher
-// events). See /shared/protocols/zookeeper-wire.md §1–§3 and §6.
+// events). See docs/protocols/zookeeper-wire.md §1–§3 and §6 ("spec" in comments).
 //
 // Invariants:
 //   - Nothing here allocates more than the bytes that arrived: a frame's

@@ -24,7 +24,7 @@ var registriesFlag = flag.String("registries", "",
 		"(the first is the provider's, the second the consumer's); e.g. one real ZooKeeper, to check the test itself")
 
 // instancesPath is where dubbo-go v3.3.0 registers the provider by default
-// (application-level discovery, wire spec §5.4): one ephemeral child
+// (application-level discovery, docs/protocols/zookeeper-wire.md §5.4): one ephemeral child
 // {ip}:{port} per provider process.
 const instancesPath = "/services/namecast-greeter-provider"
 
