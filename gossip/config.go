@@ -90,9 +90,9 @@ func Profile(name string) (Config, error) {
 	c.ReconnectTimeout = 24 * time.Hour
 	// memberlist compresses every packet it sends, pings and acks too,
 	// each with a fresh 64 KiB LZW table, and keeps the result only when
-	// smaller (rarely, for a probe). On a LAN that was most of a join
-	// storm's CPU: 150 agent processes on 2 cores spiralled into false
-	// deaths with it and formed in 19 s without it (docs/performance.md).
+	// smaller (rarely, for a probe). On a LAN that is most of a join
+	// storm's CPU, enough to push a large cluster starting at once into
+	// false deaths (docs/bench/history.md).
 	// Receivers read either, so a mixed cluster is fine. The two large
 	// messages are compressed without it: snapshots by namecast
 	// (parts.go), memberlist's push/pull of the member list by the

@@ -16,10 +16,9 @@ import (
 // the two of them. When the other's join is answered, it learns the
 // cluster and the cluster learns it, but nobody relays ours any more, and
 // the rest of the cluster hears of us only from memberlist's periodic
-// push/pull with a random member (every 90 s at N=100). At 100 agent
-// processes on 2 cores that made formation take 137 s where every member
-// but one had formed in ~20 (docs/performance.md, session 7); Serf is
-// exposed the same way.
+// push/pull with a random member (every 90 s at N=100), so a cluster
+// started all at once could wait that long for its last member
+// (measured in docs/bench/history.md); Serf is exposed the same way.
 //
 // So a member whose join answer listed fewer than GossipNodes members
 // besides itself is lonely: once it knows GossipNodes more, it pushes its

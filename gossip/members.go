@@ -200,9 +200,9 @@ func (g *Gossip) upsert(n *memberlist.Node, update bool) {
 // went down. One back from a death at the same incarnation that held no
 // records then is not asked. On an overloaded cluster false deaths are
 // many and each is refuted in turn, so every member saw every other come
-// back again and again, and asked each time: at 200 agent processes on 2
-// cores, 654 asks a second, 4.7% of the cluster's CPU (docs/performance.md),
-// almost all between members that hold no records. If such a member
+// back again and again, and asked each time, a measurable share of the
+// cluster's CPU (docs/bench/history.md), almost all between members that
+// hold no records. If such a member
 // published while we held it dead, the ops we refused still reach us by
 // the periodic anti-entropy: its summary, or that of any peer that took
 // them, differs from ours at the next probe ack or summary tick. When a whole cluster starts, every member sees every other

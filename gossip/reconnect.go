@@ -16,9 +16,8 @@ import (
 // an overloaded cluster spiral: false deaths there are many, each member
 // re-joined one every 5 s, and each re-join of a member that is in fact
 // alive is a full push/pull (every member's state, both ways) into a host
-// already too slow to answer probes. At 200 agent processes on 2 cores
-// that was 23 push/pulls a second against memberlist's own 1.7, and 3.5%
-// of the cluster's CPU (docs/performance.md). Two halves of a healed
+// already too slow to answer probes, many times memberlist's own
+// push/pull rate (docs/bench/history.md). Two halves of a healed
 // partition still try on every tick (failed/alive is 1 or more on the
 // smaller side), so they merge as fast as before.
 func (g *Gossip) reconnectLoop() {

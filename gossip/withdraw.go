@@ -34,8 +34,8 @@ import (
 // Only a member we hold records of is checked: for one we hold nothing of
 // there is nothing to keep, and on an overloaded cluster, where false
 // deaths are many, each check is one TCP connection from every member to
-// one that is already too slow to answer probes (at 200 agent processes on
-// 2 cores, 160 a second; docs/performance.md).
+// one that is already too slow to answer probes (docs/bench/history.md
+// counts them).
 //
 // The sweeper is the second line: every anti-entropy tick, records of an
 // origin that is neither alive nor held are dropped, so whatever a race

@@ -93,8 +93,8 @@ type originState struct {
 	clearOK bool
 	claimed []keyRange
 	// keys are the live keys in order, for the scan of an authoritative
-	// part's range (unlisted): a re-pull of an origin in P parts scanned
-	// all K live keys P times (12 s for 250,250 records in 38 parts).
+	// part's range (unlisted): without them a re-pull of an origin in P
+	// parts would scan all K live keys P times.
 	// Built by the first scan that needs it and dropped after the part
 	// that ends the key space; keys put since are in added (keys deleted
 	// since are skipped by a lookup). nil when not built.

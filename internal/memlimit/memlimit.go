@@ -20,11 +20,8 @@
 // allocates (a sync, a burst of changes); an idle agent allocates little.
 //
 // The floor sets what a small table pays in collections while it
-// allocates. For a joiner syncing 100,100 records (13.5 MB live), 4 MiB
-// instead of 8 doubled the collections and took ~0.4 s more CPU, for
-// 32-34 MB RSS instead of 34-46 (what a sync still held at its last
-// collection had less room); 2 MiB made the collector run every megabyte
-// for ~1 MB less. docs/performance.md has the figures.
+// allocates: a lower floor means more collections, and more CPU during a
+// sync, for a few MB less RSS (docs/bench/history.md has the figures).
 //
 // Nor does auto set a limit under MinLimit (24 MiB of the runtime's
 // memory, ~37 MB RSS with the binary's own pages): below it the collector
