@@ -84,10 +84,13 @@
 // A new connection is not answered until the agent has synced with its
 // cluster (bounded), so check=true consumers do not start on an empty view.
 //
-// A delete of an ephemeral znode is seen here at once but reaches other
-// agents only after a short hold (DeleteHold); a re-create of the same path
-// within it (curator-x-discovery and dubbo-go delete and re-create on every
-// reconnect) cancels it, so other agents never see a gap.
+// A delete of an ephemeral znode is seen here at once. It reaches other
+// agents at once too, unless its session connected or re-attached within
+// RecreateWindow (10 s): curator-x-discovery and dubbo-go delete and
+// re-create their nodes right after every reconnect, so such a delete is
+// held (DeleteHold, 500 ms) and a re-create of the same path within the
+// hold cancels it, and other agents never see a gap. A deliberate
+// unregister, long after the connection began, is not held.
 //
 // # Watches
 //

@@ -30,8 +30,10 @@ func (s *Server) holdersAt(p string) (keys []string, held []routes.Held) {
 }
 
 // delete answers delete. Rules (persistent znodes) are deleted
-// cluster-wide at once; this agent's ephemeral records vanish here at once
-// and elsewhere after DeleteHold unless re-created first; another agent's
+// cluster-wide at once; this agent's ephemeral records vanish here at once,
+// and elsewhere at once too, or, if the deleting session connected or
+// re-attached within RecreateWindow (a client re-registering after a
+// reconnect), after DeleteHold unless re-created first; another agent's
 // session's records vanish here at once and that agent is asked to
 // withdraw them (commands.go). A node held only by another agent's HTTP
 // registration cannot be deleted through ZooKeeper.
@@ -42,7 +44,7 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	defer s.mu.Unlock()
 	p, code := s.checkDelete(c, r.Path, r.Version, nil)
 	if code == zkwire.ErrOK {
-		code = s.doDelete(p)
+		code = s.doDelete(p, s.recreateLikely(c))
 	}
 	c.reply(xid, code, nil)
 	return code
@@ -100,9 +102,17 @@ func (s *Server) deleteHolders(p string) (rules, local []string, remote []remote
 	return rules, local, remote, others
 }
 
-// doDelete removes the node at tree path p, which checkDelete passed.
+// recreateLikely reports whether c's session connected or re-attached
+// within RecreateWindow, so a re-create is likely to follow its deletes.
+// s.mu held.
+func (s *Server) recreateLikely(c *conn) bool {
+	return c.sess != nil && time.Since(c.sess.attached) < s.cfg.RecreateWindow
+}
+
+// doDelete removes the node at tree path p, which checkDelete passed; this
+// agent's records are withdrawn at once, or after DeleteHold if hold.
 // s.mu and s.writeMu held; s.mu is released around the registry's writes.
-func (s *Server) doDelete(p string) int32 {
+func (s *Server) doDelete(p string, hold bool) int32 {
 	rules, local, remote, _ := s.deleteHolders(p)
 	if len(remote) > 0 {
 		if code := s.deleteRemote(remote); code != zkwire.ErrOK {
@@ -117,7 +127,17 @@ func (s *Server) doDelete(p string) int32 {
 			}
 			delete(s.owners, k)
 		}
-		s.holdDelete(k)
+		if hold {
+			s.holdDelete(k)
+		} else if h := s.hidden[k]; h != nil {
+			h.timer.Stop()
+			delete(s.hidden, k)
+		}
+	}
+	if !hold && len(local) > 0 {
+		s.mu.Unlock()
+		s.reg.Apply(nil, local)
+		s.mu.Lock()
 	}
 	code := int32(zkwire.ErrOK)
 	if len(rules) > 0 {

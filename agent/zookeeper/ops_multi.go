@@ -53,7 +53,7 @@ func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
 			if op.Type != zkwire.OpDelete {
 				continue
 			}
-			if code := s.doDelete(paths[i]); code != zkwire.ErrOK {
+			if code := s.doDelete(paths[i], s.recreateLikely(c)); code != zkwire.ErrOK {
 				// The rules could not be saved: what went before stays
 				// gone, as after a crash in the middle of ZooKeeper's.
 				resp.Errs[i] = code

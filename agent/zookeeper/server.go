@@ -37,6 +37,7 @@ const (
 	DefaultMinSessionTimeout = 4 * time.Second  // 2 × Debian's tickTime
 	DefaultMaxSessionTimeout = 40 * time.Second // 20 × tickTime
 	DefaultDeleteHold        = 500 * time.Millisecond
+	DefaultRecreateWindow    = 10 * time.Second
 	DefaultReadyWait         = 30 * time.Second
 	DefaultMaxSessions       = 10000
 	DefaultMaxClientConns    = 60
@@ -62,6 +63,12 @@ type Config struct {
 	// dubbo-go do it on every reconnect) reaches other agents as one update
 	// instead of a disappearance. Locally the delete is seen at once.
 	DeleteHold time.Duration
+	// RecreateWindow is how soon after its session connected or
+	// re-attached a delete is held (DeleteHold): the reconnect pattern
+	// above re-registers right after the connection is back, while a
+	// deliberate unregister (a provider shutting down) comes long after
+	// it, and reaches other agents at once.
+	RecreateWindow time.Duration
 	// ReadyWait bounds how long a new connection waits for the agent's
 	// first sync before it is answered anyway.
 	ReadyWait time.Duration
@@ -103,6 +110,7 @@ func (c *Config) setDefaults() error {
 		def time.Duration
 	}{{&c.Grace, DefaultGrace}, {&c.MinSessionTimeout, DefaultMinSessionTimeout},
 		{&c.MaxSessionTimeout, DefaultMaxSessionTimeout}, {&c.DeleteHold, DefaultDeleteHold},
+		{&c.RecreateWindow, DefaultRecreateWindow},
 		{&c.ReadyWait, DefaultReadyWait}, {&c.WriteTimeout, DefaultWriteTimeout},
 		{&c.ContainerCheck, DefaultContainerCheck}} {
 		if *d.v <= 0 {

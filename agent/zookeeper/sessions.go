@@ -22,6 +22,7 @@ type session struct {
 	keys      map[string]struct{} // the ephemeral records it owns
 	timer     *time.Timer         // expiry while detached
 	warnedSeq bool                // a sequential create was logged
+	attached  time.Time           // when it last connected or re-attached (RecreateWindow)
 	ended     bool
 
 	// Its lease (leases.go): the saved state and prefixes, rebuilt when
@@ -80,7 +81,7 @@ func (s *Server) handshake(c *conn, req *zkwire.ConnectRequest) (time.Duration, 
 		s.sessions[ss.id] = ss
 		s.log.Debug("session created", "session", hexID(ss.id), "timeout", timeout, "remote", c.remote)
 	}
-	ss.conn, c.sess = c, ss
+	ss.conn, c.sess, ss.attached = c, ss, time.Now()
 	c.enqueue(func(e *zkwire.Encoder) {
 		(&zkwire.ConnectResponse{TimeOut: int32(timeout / time.Millisecond), SessionID: ss.id,
 			Passwd: ss.passwd, HasReadOnly: req.HasReadOnly}).Encode(e)

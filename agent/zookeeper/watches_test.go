@@ -178,6 +178,35 @@ func localSeq(t *routes.Table) uint64 {
 	return s.Seq
 }
 
+// A delete by a session that connected long before (a provider
+// unregistering as it shuts down) is not held: it reaches the table, and
+// so other agents, at once, not DeleteHold later (issue 26). Outside
+// RecreateWindow no re-create is expected.
+func TestDeliberateDeleteIsNotHeld(t *testing.T) {
+	s, reg := startServer(t, func(c *Config) { c.DeleteHold, c.RecreateWindow = 10*time.Second, time.Nanosecond })
+	c := dialRaw(t, s)
+	c.handshake(false)
+	create(t, c, 1, "/services", 0)
+	create(t, c, 2, "/services/a:1", zkwire.FlagEphemeral)
+	if h, _, _ := c.call(3, zkwire.OpDelete, &zkwire.PathVersion{Path: "/services/a:1", Version: -1}); h.Err != zkwire.ErrOK {
+		t.Fatalf("delete: err %d", h.Err)
+	}
+	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
+		t.Fatalf("the delete's answer came with %d records still in the table: it was held", n)
+	}
+	// Created again, it is back; and deleted in a multi, it goes at once too.
+	create(t, c, 4, "/services/a:1", zkwire.FlagEphemeral)
+	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 1 {
+		t.Fatalf("re-created: %d records, want 1", n)
+	}
+	if h, _, _ := c.call(5, zkwire.OpMulti, &zkwire.MultiRequest{Ops: []zkwire.MultiOp{{Type: zkwire.OpDelete, Path: "/services/a:1", Version: -1}}}); h.Err != zkwire.ErrOK {
+		t.Fatalf("multi delete: err %d", h.Err)
+	}
+	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
+		t.Fatalf("the multi's answer came with %d records still in the table: it was held", n)
+	}
+}
+
 // A held delete reaches the table once DeleteHold passes.
 func TestHeldDeleteIsReleased(t *testing.T) {
 	s, reg := startServer(t, func(c *Config) { c.DeleteHold = 20 * time.Millisecond })
