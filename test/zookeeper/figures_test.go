@@ -269,7 +269,7 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 	root := fmt.Sprintf("/dubbo/prop%d.Api/providers", n)
 	mkdirs(pc, root)
 	waitExists(t, cc, root)
-	var d dist
+	var d, gone dist
 	for i := 0; i < 100; i++ {
 		_, _, w, err := cc.ChildrenW(root)
 		if err != nil {
@@ -287,10 +287,31 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 			t.Fatalf("%s: no watch event on B within 30s", name)
 		}
 		// Remove it and wait until B saw the removal, so trials stay apart.
-		pc.Delete(p, -1)
+		gone = append(gone, timeDelete(t, name, pc, cc, root, p))
 		waitGone(t, cc, p)
 	}
 	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, d)
+	t.Logf("FIG watch    %-14s delete via A -> child watch fires on B:   %s", name, gone)
+}
+
+// timeDelete deletes p through pc and times it until a child watch on root
+// armed through cc just before fires.
+func timeDelete(t *testing.T, name string, pc, cc *zk.Conn, root, p string) time.Duration {
+	_, _, w, err := cc.ChildrenW(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := time.Now()
+	if err := pc.Delete(p, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-w:
+		return time.Since(s)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no watch event on B within 30s of the delete", name)
+		return 0
+	}
 }
 
 func waitExists(t *testing.T, c *zk.Conn, p string) {

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -25,7 +26,12 @@ func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs
 	root := benchRoot
 	mkdirs(pc, root)
 	waitExists(t, cc, root)
-	var table, watch dist
+	// The deletes below are deliberate unregisters: the door holds only
+	// those of a session that connected within RecreateWindow (a client
+	// re-registering after a reconnect), so the provider's session is
+	// aged past it first, as a provider's is when it shuts down.
+	time.Sleep(zookeeper.DefaultRecreateWindow)
+	var table, watch, gone dist
 	for i := 0; i < 100; i++ {
 		_, _, w, err := cc.ChildrenW(root)
 		if err != nil {
@@ -62,9 +68,10 @@ func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs
 		}
 		cancel()
 		// Remove it and wait until B saw the removal, so trials stay apart.
-		pc.Delete(p, -1)
+		gone = append(gone, timeDelete(t, name, pc, cc, root, p))
 		waitGone(t, cc, p)
 	}
 	t.Logf("FIG watch    %-14s register via A -> in B's table:           %s", name, table)
 	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, watch)
+	t.Logf("FIG watch    %-14s delete via A -> child watch fires on B:   %s", name, gone)
 }
