@@ -23,6 +23,10 @@ type registration struct {
 // registerResult is what a slave learns about its master (§5.2 step 12).
 type registerResult struct {
 	masterAddr, haAddr string
+	// unsaved is why the agent's data dir could not save the
+	// registration's lease: the broker is told, and a restart would not
+	// restore it until its next registration is saved.
+	unsaved error
 }
 
 // register applies a registration the way Java 5.x's RouteInfoManager does
@@ -119,7 +123,10 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	lb := &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,
 		version: body.DataVersion, last: s.now(), timeout: r.timeout, conn: c}
 	bt.live[key] = lb
-	s.holdLocked(lb)
+	if err := s.holdLocked(lb); err != nil {
+		s.log.Error("a broker registration could not be saved to the data dir", "broker", r.name, "addr", r.addr, "err", err)
+		res.unsaved = err
+	}
 	if registerFirst {
 		s.log.Info("broker registered", "cluster", r.cluster, "broker", r.name, "id", r.id, "addr", r.addr, "topics", len(body.Topics))
 	}
@@ -160,7 +167,13 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 	delete(bt.live, key)
 	if lb != nil {
 		// Durably, before the records go: a restart must not resume it.
-		s.reg.DropLease(door, leaseID(key))
+		// Not saved, nothing goes: the broker stays until a removal can
+		// be saved (its next unregistration or expiry scan).
+		if err := s.reg.DropLease(door, leaseID(key)); err != nil {
+			bt.live[key] = lb
+			s.log.Error("a broker's removal could not be saved to the data dir; it stays registered", "broker", name, "addr", addr, "err", err)
+			return false
+		}
 	}
 	group := s.localGroup(cluster, name)
 	var deletes []string

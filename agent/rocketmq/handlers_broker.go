@@ -57,6 +57,10 @@ func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 		rep.fail(remoting.SystemError, "register broker failed")
 		return
 	}
+	if res.unsaved != nil {
+		rep.fail(remoting.SystemError, "registration not saved: "+res.unsaved.Error())
+		return
+	}
 	if res.masterAddr != "" {
 		rep.SetExt("masterAddr", res.masterAddr)
 		rep.SetExt("haServerAddr", res.haAddr)

@@ -30,6 +30,7 @@ type fakeRegistry struct {
 	leases      map[string]lease.Lease // guarded by mu
 	restored    []lease.Lease          // handed out once by RestoredLeases
 	rulesErr    error                  // guarded by mu: every ApplyRules fails with it
+	leaseErr    error                  // guarded by mu: every PutLease and DropLease fails with it
 	// hold, while set, keeps this agent's deltas from its peers until the
 	// test hands their ops on (deliver), as gossip may, in any order.
 	hold atomic.Bool
@@ -127,6 +128,9 @@ func (f *fakeRegistry) Table() *routes.Table { return f.table }
 func (f *fakeRegistry) PutLease(l lease.Lease) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.leaseErr != nil {
+		return f.leaseErr
+	}
 	if f.leases == nil {
 		f.leases = map[string]lease.Lease{}
 	}
@@ -137,6 +141,9 @@ func (f *fakeRegistry) PutLease(l lease.Lease) error {
 func (f *fakeRegistry) DropLease(door, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.leaseErr != nil {
+		return f.leaseErr
+	}
 	delete(f.leases, door+"/"+id)
 	return nil
 }

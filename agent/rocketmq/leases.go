@@ -31,10 +31,11 @@ func leaseID(k liveKey) string { return k.cluster + "/" + k.addr }
 
 // holdLocked records lb's lease: its broker record and its group's queue
 // data and static-topic mappings, until its timeout from the last heartbeat. bt.mu must be held.
-func (s *Server) holdLocked(lb *liveBroker) {
+// An error means the data dir could not save it.
+func (s *Server) holdLocked(lb *liveBroker) error {
 	st, _ := json.Marshal(savedBroker{Cluster: lb.cluster, Name: lb.name, ID: lb.id, Addr: lb.addr,
 		ActingMaster: lb.actingMaster, Version: lb.version, LastMillis: lb.last.UnixMilli(), TimeoutMs: lb.timeout.Milliseconds()})
-	s.reg.PutLease(lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
+	return s.reg.PutLease(lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
 		Keys:     []string{routes.BrokerKey(lb.name, lb.id)},
 		Prefixes: []string{routes.QueuePrefix(lb.name), routes.MappingPrefix(lb.name)},
 		Deadline: lb.last.Add(lb.timeout), State: st})
