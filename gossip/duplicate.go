@@ -44,10 +44,16 @@ func (m *merge) NotifyMerge(peers []*memberlist.Node) error {
 	if ml == nil {
 		return nil
 	}
+	// Our own table, not ml.Members(): memberlist hands out pointers to
+	// nodes it rewrites while we would read them.
 	known := map[string]string{}
-	for _, n := range ml.Members() {
-		known[n.Name] = nodeAddr(n)
+	g.mu.Lock()
+	for name, m := range g.members {
+		if m.status == StatusAlive {
+			known[name] = m.addr
+		}
 	}
+	g.mu.Unlock()
 	for _, p := range peers {
 		if p.State != memberlist.StateAlive && p.State != memberlist.StateSuspect {
 			continue
