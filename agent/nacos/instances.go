@@ -227,13 +227,19 @@ func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 	return out
 }
 
-// serviceInfo is sv's ServiceInfo as this agent sees it now.
+// serviceInfo is sv's ServiceInfo as this agent sees it now. Its
+// lastRefTime is taken before the hosts are read: clients keep the answer
+// with the highest lastRefTime, and two answers computed at once (a
+// subscribe and a push) must not let the one that read the table earlier
+// carry the higher time. Read after taking the time, a higher time always
+// holds a view at least as new as every change before it.
 func (s *Server) serviceInfo(sv service, clusters string) nacoswire.ServiceInfo {
+	ref := s.nextRefTime()
 	hosts := s.hosts(sv, clusters)
 	b, _ := json.Marshal(hosts)
 	sum := md5.Sum(b)
 	return nacoswire.ServiceInfo{Name: sv.name, GroupName: sv.group, Clusters: clusters, CacheMillis: 10000,
-		Hosts: hosts, LastRefTime: s.nextRefTime(), Checksum: hex.EncodeToString(sum[:]), Valid: true}
+		Hosts: hosts, LastRefTime: ref, Checksum: hex.EncodeToString(sum[:]), Valid: true}
 }
 
 // serviceNames lists the services of one namespace and group: every

@@ -62,6 +62,11 @@ func TestConfigPublishListenAcrossAgents(t *testing.T) {
 	if v, err := configClient(t, doors[1]).GetConfig(vo.ConfigParam{DataId: "dubbo.properties", Group: "dubbo"}); v != "timeout=1000" || err != nil {
 		t.Fatalf("get on agent 1: %q %v", v, err)
 	}
+	// The client queries one config at most 5 times a second (its
+	// limiter.go) and drops a refresh past that without retrying, so the
+	// changes are a second apart, as a person's edits would be.
+	pace := func() { <-time.After(1100 * time.Millisecond) }
+	pace()
 	if ok, _ := pub.PublishConfig(vo.ConfigParam{DataId: "dubbo.properties", Group: "dubbo", Content: "timeout=2000",
 		CasMd5: md5Hex("timeout=0")}); ok {
 		t.Fatal("a CAS publish with a stale MD5 succeeded")
@@ -71,6 +76,7 @@ func TestConfigPublishListenAcrossAgents(t *testing.T) {
 		t.Fatalf("CAS publish with the current MD5: %v %v", ok, err)
 	}
 	testutil.Eventually(t, 15*time.Second, heard("timeout=2000"))
+	pace()
 	if ok, err := pub.DeleteConfig(vo.ConfigParam{DataId: "dubbo.properties", Group: "dubbo"}); !ok || err != nil {
 		t.Fatalf("delete: %v %v", ok, err)
 	}
