@@ -15,20 +15,22 @@ import (
 // zkClient speaks ZooKeeper frames by hand: enough for one session's
 // creates and setData.
 type zkClient struct {
-	t   *testing.T
+	t   testing.TB
 	nc  net.Conn
 	br  *bufio.Reader
 	xid int32
 }
 
-func dialZK(t *testing.T, addr string) *zkClient {
+func dialZK(t *testing.T, addr string) *zkClient { return dialZKB(t, addr) }
+
+func dialZKB(t testing.TB, addr string) *zkClient {
 	t.Helper()
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { nc.Close() })
-	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	nc.SetDeadline(time.Now().Add(5 * time.Minute))
 	c := &zkClient{t: t, nc: nc, br: bufio.NewReader(nc)}
 	c.send(func(e *zkwire.Encoder) { (&zkwire.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16)}).Encode(e) })
 	if _, err := zkwire.ReadPacket(c.br, zkwire.MaxPacket); err != nil {
