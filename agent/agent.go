@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
@@ -29,6 +30,7 @@ type Agent struct {
 	cfg    Config
 	log    *slog.Logger
 	table  *routes.Table
+	host   *host.Local // what every door is given
 	ttl    *ttls
 	leases *lease.Store // doors' holds on our records, kept across restarts
 	rules  rulesStore   // the bound on rules and their log in the data dir
@@ -118,6 +120,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startGossip(); err != nil {
 		return err
 	}
+	a.startHost()
 	if len(restored.Ops) > 0 {
 		a.gossip.Publish(restored)
 	}

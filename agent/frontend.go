@@ -4,31 +4,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/namecast/namecast/routes"
+	"github.com/namecast/namecast/agent/host"
 )
 
-// The methods here are what protocol front-ends (the RocketMQ listener)
-// use: they keep their own per-connection state and turn it into this
-// agent's records.
+// Host is what the agent gives every door (package host): changes, views,
+// readiness and leases. Nil before Start.
+func (a *Agent) Host() host.Host { return a.host }
 
-// Apply changes this agent's own records and gossips the change; ok is
-// false when nothing changed.
-func (a *Agent) Apply(puts []routes.Record, deletes []string) bool {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	return a.apply(puts, deletes)
+// startHost makes the doors' host once gossip runs (its changes are
+// gossiped).
+func (a *Agent) startHost() {
+	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
+		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log})
 }
-
-// ApplyRules changes cluster-scoped records (rules, KV config) and gossips
-// the change, once it is saved in the data dir; ok is false when nothing
-// changed. An error (the change would pass Config.RulesLimit, errors.Is
-// routes.ErrRulesFull; or it could not be saved) means nothing changed anywhere.
-func (a *Agent) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
-	return a.applyRules(puts, deletes)
-}
-
-// LocalRecords lists this agent's own records under a key prefix.
-func (a *Agent) LocalRecords(prefix string) []routes.Record { return a.table.LocalRecords(prefix) }
 
 // readyAfter bounds how long an agent that expects peers (join, retry-join,
 // discovery) answers "not ready" when it finds none.

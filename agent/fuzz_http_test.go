@@ -100,7 +100,7 @@ func resetRegistrations(a *Agent) {
 	for _, r := range a.table.LocalRecords("") {
 		keys = append(keys, r.Key())
 	}
-	a.apply(nil, keys)
+	a.host.Apply(nil, keys)
 	a.ttl.mu.Lock()
 	clear(a.ttl.deadlines)
 	a.ttl.mu.Unlock()
@@ -112,7 +112,7 @@ func resetRegistrations(a *Agent) {
 			rules = append(rules, op.Key)
 		}
 	}
-	a.applyRules(nil, rules)
+	a.host.ApplyRules(nil, rules)
 }
 
 type httpSeed struct{ method, target, body string }

@@ -1,13 +1,8 @@
 package agent
 
 import (
-	"cmp"
 	"net/http"
-	"slices"
 	"strconv"
-	"time"
-
-	"github.com/namecast/namecast/routes"
 )
 
 func (a *Agent) getHealth(r *http.Request) (any, error) {
@@ -85,36 +80,11 @@ func (a *Agent) getTopic(r *http.Request) (any, error) {
 	if err := checkTopic(topic); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	route, ok := a.TopicRoute(topic)
+	route, ok := a.host.TopicRoute(topic)
 	if !ok {
 		return nil, errorf(http.StatusNotFound, "no route for topic %q: no live broker registers it", topic)
 	}
 	return route, nil
-}
-
-// TopicRoute is the topic's route with brokers ordered nearest first by the
-// estimated round trip to the agent they registered on; brokers whose
-// distance is unknown yet come last, by name.
-func (a *Agent) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	route, ok := a.table.TopicRoute(topic)
-	if !ok {
-		return route, false
-	}
-	rtt := map[string]time.Duration{}
-	for _, bd := range route.BrokerDatas {
-		d, known := a.gossip.RTT(bd.Origin())
-		if !known {
-			d = time.Duration(1<<63 - 1)
-		}
-		rtt[bd.BrokerName] = d
-	}
-	slices.SortStableFunc(route.BrokerDatas, func(x, y routes.BrokerData) int {
-		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
-	})
-	slices.SortStableFunc(route.QueueDatas, func(x, y routes.QueueData) int {
-		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
-	})
-	return route, true
 }
 
 func (a *Agent) getClusters(r *http.Request) (any, error) { return a.table.Clusters(), nil }

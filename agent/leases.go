@@ -1,19 +1,8 @@
 package agent
 
-import "github.com/namecast/namecast/agent/lease"
-
 // The doors' holds on this agent's records are kept by a lease.Store
-// (package lease explains the mechanism); the agent hands it on to its
-// doors through these methods, and withdraws what no door claims.
-
-// PutLease records or refreshes a lease (lease.Holder).
-func (a *Agent) PutLease(l lease.Lease) error { return a.leases.PutLease(l) }
-
-// DropLease forgets a lease (lease.Holder).
-func (a *Agent) DropLease(door, id string) error { return a.leases.DropLease(door, id) }
-
-// RestoredLeases hands a door the leases restored at start (lease.Holder).
-func (a *Agent) RestoredLeases(door string) []lease.Lease { return a.leases.RestoredLeases(door) }
+// (package lease explains the mechanism), which the agent hands its doors
+// through their host; the agent withdraws what no door claims.
 
 // dropUnclaimed withdraws the records of restored leases no door took back
 // (the door is off after the restart).
@@ -32,7 +21,7 @@ func (a *Agent) dropUnclaimed() {
 		}
 		a.log.Warn("withdrawing a restored registration no door claims (is the door off now?)", "door", l.Door, "id", l.ID)
 	}
-	a.apply(nil, deletes)
+	a.host.Apply(nil, deletes)
 }
 
 // freezeLeases stops saving leases at shutdown (lease.Store.Freeze); a

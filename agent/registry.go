@@ -40,16 +40,6 @@ type RegisterResult struct {
 
 func (a *Agent) m() *metrics.Metrics { return a.metrics }
 
-// apply changes our own records and gossips the change.
-func (a *Agent) apply(puts []routes.Record, deletes []string) bool {
-	d, ok := a.table.ApplyLocal(puts, deletes)
-	if ok {
-		a.gossip.Publish(d)
-		a.m().IncrCounter([]string{"routes", "local_changes"}, 1)
-	}
-	return ok
-}
-
 // RegisterBroker replaces the broker's registration on this agent. ttl 0
 // means it lives as long as the agent. A broker is its name and id: the
 // same broker registered under another cluster replaces its record (one
@@ -82,7 +72,7 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 	if err := a.holdHTTP(key, prefixes, ttl, puts); err != nil {
 		return RegisterResult{}, err
 	}
-	a.apply(puts, deletes)
+	a.host.Apply(puts, deletes)
 	var res RegisterResult
 	if reg.BrokerID != 0 {
 		for _, m := range a.table.Brokers(reg.BrokerName) {
@@ -117,7 +107,7 @@ func (a *Agent) localRecord(key string) (routes.Record, bool) { return a.table.L
 // error (503) means the lease's removal could not be saved: nothing is
 // withdrawn, and the registration stays as it was.
 func (a *Agent) withdrawLocked(key string) (bool, error) {
-	if err := a.DropLease(httpDoor, key); err != nil {
+	if err := a.leases.DropLease(httpDoor, key); err != nil {
 		return false, errorf(http.StatusServiceUnavailable, "%v", err)
 	}
 	a.ttl.clear(key)
@@ -131,7 +121,7 @@ func (a *Agent) withdrawLocked(key string) (bool, error) {
 			deletes = append(deletes, q.Key())
 		}
 	}
-	return a.apply(nil, deletes), nil
+	return a.host.Apply(nil, deletes), nil
 }
 
 func (r *BrokerRegistration) validate() error {

@@ -144,7 +144,7 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}); err != nil {
 		return routes.Instance{}, err
 	}
-	a.apply([]routes.Record{{Znode: &z}}, nil)
+	a.host.Apply([]routes.Record{{Znode: &z}}, nil)
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
 		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: a.table.Local(), Registered: z.Ctime}
 	return in, nil

@@ -43,7 +43,7 @@ func TestRegisterBrokerReplacesOnlyItsOwnTopics(t *testing.T) {
 		// What the RocketMQ door and RegisterBroker read of one broker.
 		for _, name := range []string{"broker-a", "broker-ab"} {
 			var of, wantOf []string
-			for _, r := range a.LocalRecords(routes.QueuePrefix(name)) {
+			for _, r := range a.Table().LocalRecords(routes.QueuePrefix(name)) {
 				of = append(of, r.Key())
 			}
 			for _, k := range keys {

@@ -38,7 +38,7 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}); err != nil {
 		return routes.URL{}, err
 	}
-	a.apply([]routes.Record{{URL: &rec}}, nil)
+	a.host.Apply([]routes.Record{{URL: &rec}}, nil)
 	return rec, nil
 }
 

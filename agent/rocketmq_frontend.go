@@ -12,10 +12,10 @@ func (a *Agent) startRocketMQ() error {
 		return nil
 	}
 	srv, err := rocketmq.NewServer(rocketmq.Config{
-		Addr:     addr,
-		Registry: a,
-		Logger:   a.cfg.Logger.With("node", a.cfg.NodeName),
-		Metrics:  a.metrics,
+		Addr:    addr,
+		Host:    a.host,
+		Logger:  a.cfg.Logger.With("node", a.cfg.NodeName),
+		Metrics: a.metrics,
 	})
 	if err != nil {
 		return err

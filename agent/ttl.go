@@ -34,7 +34,7 @@ func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration, recs 
 // restoreHTTPLeases takes back the HTTP registrations restored at start:
 // their records are republished; their TTLs run on from where they were.
 func (a *Agent) restoreHTTPLeases() {
-	for _, l := range a.RestoredLeases(httpDoor) {
+	for _, l := range a.leases.RestoredLeases(httpDoor) {
 		if !l.Deadline.IsZero() {
 			a.ttl.setDeadline(l.ID, l.Deadline)
 		}

@@ -12,7 +12,7 @@
 //     (cluster, broker address): its DataVersion, last heartbeat, timeout and
 //     the connection it registered over. The registration itself becomes
 //     this agent's records (routes.Broker, one routes.Queue per topic for a
-//     master) through Registry.Apply, which gossips them to every agent.
+//     master) through Host.Apply (package host), which gossips them to every agent.
 //  2. Every agent answers route queries (GET_ROUTEINFO_BY_TOPIC, ...) from
 //     the replicated table, so a client may ask any agent, typically the one
 //     beside it. Answers are encoded once per table change and reused.
@@ -32,7 +32,7 @@
 //     lived cluster-scoped rules addressed to the owning agent, which applies
 //     them to its records and deletes the command (commands.go).
 //  6. KV config (PUT_KV_CONFIG, ...) is cluster-scoped: written with
-//     Registry.ApplyRules it replicates everywhere and persists.
+//     Host.ApplyRules it replicates everywhere and persists.
 //  7. 5.x static topics: the topicQueueMappingInfoMap a master (or prime
 //     slave) registers becomes routes.Mapping records, one per topic, only
 //     for brokers that send mappings; every agent returns a topic's as

@@ -23,7 +23,7 @@ func nameServer(t *testing.T, c *agenttest.Cluster, i int) string {
 	if w, ok := any(a).(interface{ RocketMQAddr() string }); ok && w.RocketMQAddr() != "" {
 		return w.RocketMQAddr()
 	}
-	s, err := rocketmq.NewServer(rocketmq.Config{Addr: "127.0.0.1:0", Registry: a})
+	s, err := rocketmq.NewServer(rocketmq.Config{Addr: "127.0.0.1:0", Host: a.Host()})
 	if err != nil {
 		t.Fatal(err)
 	}

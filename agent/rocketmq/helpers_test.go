@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
@@ -138,6 +139,9 @@ func (f *fakeRegistry) PutLease(l lease.Lease) error {
 	return nil
 }
 
+// Hold is PutLease before the change is applied, as the agent's is.
+func (f *fakeRegistry) Hold(l lease.Lease, _ []routes.Record) error { return f.PutLease(l) }
+
 func (f *fakeRegistry) DropLease(door, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -172,9 +176,9 @@ func testLogger() *slog.Logger {
 }
 
 // startServer serves reg on a free loopback port until the test ends.
-func startServer(t testing.TB, reg Registry, tune ...func(*Config)) *Server {
+func startServer(t testing.TB, reg host.Host, tune ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Addr: "127.0.0.1:0", Registry: reg, Logger: testLogger()}
+	cfg := Config{Addr: "127.0.0.1:0", Host: reg, Logger: testLogger()}
 	for _, f := range tune {
 		f(&cfg)
 	}

@@ -12,31 +12,10 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/listener"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
-	"github.com/namecast/namecast/routes"
 )
-
-// Registry is what the Server needs from its agent. *agent.Agent implements
-// it; tests use a fake over a routes.Table.
-type Registry interface {
-	// Apply changes this agent's own records and gossips the change; false
-	// means nothing changed.
-	Apply(puts []routes.Record, deletes []string) bool
-	// ApplyRules changes cluster-scoped records (KV config, commands).
-	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
-	// LocalRecords lists this agent's own records under a key prefix.
-	LocalRecords(prefix string) []routes.Record
-	// TopicRoute is a topic's route, brokers ordered nearest first.
-	TopicRoute(topic string) (routes.TopicRoute, bool)
-	// Table is the replicated table (views, Index, Wait, KVs).
-	Table() *routes.Table
-	// Ready reports whether the first sync with the cluster is done.
-	Ready() bool
-	// Leases keep brokers registered here across the agent's restart.
-	lease.Holder
-}
 
 // Defaults of Config's zero fields, Java's values (§5.7).
 const (
@@ -76,8 +55,8 @@ type Config struct {
 	// WriteTimeout bounds one write to a peer; a peer that stops reading its
 	// responses is disconnected after it.
 	WriteTimeout time.Duration
-	// Registry is the agent: required.
-	Registry Registry
+	// Host is the agent's host (package host): required.
+	Host host.Host
 	// Logger gets structured logs with component=rocketmq; nil discards.
 	Logger *slog.Logger
 	// Metrics receives request counts and gauges; nil disables them.
@@ -88,8 +67,8 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
-	if c.Registry == nil {
-		return errors.New("rocketmq: Config.Registry is required (pass the agent)")
+	if c.Host == nil {
+		return errors.New("rocketmq: Config.Host is required (pass the agent's Host)")
 	}
 	if c.Addr == "" {
 		return errors.New("rocketmq: Config.Addr is empty; use host:port, e.g. 127.0.0.1:9876")
@@ -124,7 +103,7 @@ func (c *Config) setDefaults() error {
 // Server is a NameServer endpoint backed by a namecast agent.
 type Server struct {
 	cfg Config
-	reg Registry
+	reg host.Host
 	log *slog.Logger
 	now func() time.Time // the clock of broker liveness
 
@@ -159,7 +138,7 @@ func NewServer(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg:      cfg,
-		reg:      cfg.Registry,
+		reg:      cfg.Host,
 		log:      cfg.Logger.With("component", "rocketmq"),
 		now:      cfg.clock,
 		ctx:      ctx,

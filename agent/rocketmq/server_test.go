@@ -196,13 +196,13 @@ func TestLifecycle(t *testing.T) {
 	if _, err := NewServer(Config{Addr: "127.0.0.1:0"}); err == nil {
 		t.Error("no registry accepted")
 	}
-	if _, err := NewServer(Config{Registry: newFake()}); err == nil {
+	if _, err := NewServer(Config{Host: newFake()}); err == nil {
 		t.Error("no address accepted")
 	}
 	s := startServer(t, newFake())
 	c := dial(t, s)
 	// Another server on the same port fails with advice.
-	s2, _ := NewServer(Config{Addr: s.Addr(), Registry: newFake()})
+	s2, _ := NewServer(Config{Addr: s.Addr(), Host: newFake()})
 	if err := s2.Start(); err == nil || !strings.Contains(err.Error(), "--rocketmq") {
 		t.Errorf("second bind: %v", err)
 	}

@@ -30,13 +30,13 @@ func sessionLeaseID(id int64) string { return hexID(id) }
 // lock is taken after it, never the other way round). An error means the
 // data dir could not save it.
 func (s *Server) holdLocked(ss *session, deadline time.Time) error {
-	if s.holder == nil || ss.ended {
+	if ss.ended {
 		return nil
 	}
 	if len(ss.keys) == 0 {
 		if ss.leaseState != nil {
 			ss.leaseState = nil
-			return s.holder.DropLease(door, sessionLeaseID(ss.id))
+			return s.reg.DropLease(door, sessionLeaseID(ss.id))
 		}
 		return nil
 	}
@@ -50,7 +50,7 @@ func (s *Server) holdLocked(ss *session, deadline time.Time) error {
 		ss.leaseState, ss.leaseKeys = st, keys
 	}
 	ss.heldUntil = deadline
-	return s.holder.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
+	return s.reg.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
 		Deadline: deadline, State: ss.leaseState})
 }
 
@@ -64,8 +64,8 @@ const touchSlack = 100 * time.Millisecond
 func (s *Server) keysChangedLocked(ss *session) {
 	had := ss.leaseState != nil
 	ss.leaseState, ss.leaseKeys = nil, nil
-	if len(ss.keys) == 0 && had && s.holder != nil && !ss.ended {
-		s.holder.DropLease(door, sessionLeaseID(ss.id))
+	if len(ss.keys) == 0 && had && !ss.ended {
+		s.reg.DropLease(door, sessionLeaseID(ss.id))
 		return
 	}
 	s.holdLocked(ss, time.Now().Add(ss.timeout))
@@ -75,9 +75,6 @@ func (s *Server) keysChangedLocked(ss *session) {
 // now, it would expire a timeout from now. Cheap: the agent saves a mere
 // deadline change lazily.
 func (s *Server) touch(c *conn) {
-	if s.holder == nil {
-		return
-	}
 	s.mu.Lock()
 	if ss := c.sess; ss != nil && len(ss.keys) > 0 {
 		if d := time.Now().Add(ss.timeout); d.Sub(ss.heldUntil) >= touchSlack || ss.leaseState == nil {
@@ -90,9 +87,7 @@ func (s *Server) touch(c *conn) {
 // dropLease forgets ss's lease before its znodes are withdrawn, so a
 // restart never brings them back.
 func (s *Server) dropLease(ss *session) {
-	if s.holder != nil {
-		s.holder.DropLease(door, sessionLeaseID(ss.id))
-	}
+	s.reg.DropLease(door, sessionLeaseID(ss.id))
 }
 
 // restoreLeases resumes the sessions that owned ephemeral znodes before
@@ -108,9 +103,6 @@ func (s *Server) dropLease(ss *session) {
 // ZooKeeper does the same on a leader change: sessions get their time
 // again once the new leader serves.
 func (s *Server) restoreLeases() {
-	if s.holder == nil {
-		return
-	}
 	var orphans []string
 	defer func() {
 		if len(orphans) > 0 {
@@ -127,11 +119,11 @@ func (s *Server) restoreLeases() {
 			s.goOwned(func() { s.armRestored(resumed, left) })
 		}
 	}()
-	for _, l := range s.holder.RestoredLeases(door) {
+	for _, l := range s.reg.RestoredLeases(door) {
 		var st savedSession
 		if err := json.Unmarshal(l.State, &st); err != nil || st.ID == 0 || len(st.Passwd) == 0 || s.sessions[st.ID] != nil {
 			s.log.Warn("withdrawing the znodes of an unreadable saved session", "lease", l.ID, "err", err)
-			s.holder.DropLease(door, l.ID)
+			s.reg.DropLease(door, l.ID)
 			for _, r := range l.Records(s.table) {
 				orphans = append(orphans, r.Key())
 			}

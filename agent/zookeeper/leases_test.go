@@ -63,7 +63,7 @@ func (f *leaseRegistry) get(id string) (lease.Lease, bool) {
 
 func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
 	t.Helper()
-	s, err := NewServer(Config{Addr: "127.0.0.1:0", Registry: reg, DeleteHold: 50 * time.Millisecond})
+	s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

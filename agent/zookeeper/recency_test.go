@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -43,6 +44,16 @@ func (l *linkedRegistry) queue(d routes.Delta, ok bool) {
 func (l *linkedRegistry) Table() *routes.Table { return l.t }
 func (l *linkedRegistry) Ready() bool          { return true }
 
+// The rest of host.Host: reads of the table, and no leases kept.
+func (l *linkedRegistry) LocalRecords(prefix string) []routes.Record { return l.t.LocalRecords(prefix) }
+func (l *linkedRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
+	return l.t.TopicRoute(topic)
+}
+func (l *linkedRegistry) PutLease(lease.Lease) error               { return nil }
+func (l *linkedRegistry) DropLease(door, id string) error          { return nil }
+func (l *linkedRegistry) Hold(lease.Lease, []routes.Record) error  { return nil }
+func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease { return nil }
+
 // deliver applies what from wrote since the last delivery to every other
 // registry, as gossip would.
 func deliver(from *linkedRegistry, to ...*linkedRegistry) {
@@ -64,7 +75,7 @@ func startLinked(t *testing.T, names ...string) ([]*Server, []*linkedRegistry) {
 	var regs []*linkedRegistry
 	for _, n := range names {
 		reg := &linkedRegistry{t: routes.NewTable(n, 1)}
-		s, err := NewServer(Config{Addr: "127.0.0.1:0", Registry: reg, DeleteHold: 50 * time.Millisecond})
+		s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,24 +12,10 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/listener"
 	"github.com/namecast/namecast/routes"
 )
-
-// Registry is what the Server needs from its agent. *agent.Agent implements
-// it; tests use a fake over a routes.Table.
-type Registry interface {
-	// Apply changes this agent's own records (ephemeral znodes) and gossips
-	// the change.
-	Apply(puts []routes.Record, deletes []string) bool
-	// ApplyRules changes cluster-scoped records (persistent znodes).
-	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
-	// Table is the replicated table: Holders, Keys, OnChange.
-	Table() *routes.Table
-	// Ready reports whether the first sync with the cluster is done.
-	Ready() bool
-}
 
 // Defaults of Config's zero fields.
 const (
@@ -90,8 +76,8 @@ type Config struct {
 	// ZooKeeper's default is a minute; sooner keeps Curator's lock and
 	// leader parents from piling up, and a client must expect it anyway.
 	ContainerCheck time.Duration
-	// Registry is the agent: required.
-	Registry Registry
+	// Host is the agent's host (package host): required.
+	Host host.Host
 	// Logger gets structured logs with component=zookeeper; nil discards.
 	Logger *slog.Logger
 	// Metrics receives counters and gauges; nil disables them.
@@ -99,8 +85,8 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
-	if c.Registry == nil {
-		return errors.New("zookeeper: Config.Registry is required (pass the agent)")
+	if c.Host == nil {
+		return errors.New("zookeeper: Config.Host is required (pass the agent's Host)")
 	}
 	if c.Addr == "" {
 		return errors.New("zookeeper: Config.Addr is empty; use host:port, e.g. 127.0.0.1:2181")
@@ -137,12 +123,11 @@ func (c *Config) setDefaults() error {
 
 // Server is a ZooKeeper endpoint backed by a namecast agent.
 type Server struct {
-	cfg    Config
-	reg    Registry
-	holder lease.Holder // the agent's leases (leases.go); nil in tests over a bare table
-	table  *routes.Table
-	local  string // this agent's origin name
-	log    *slog.Logger
+	cfg   Config
+	reg   host.Host // the agent's: changes, the table, readiness, leases (leases.go)
+	table *routes.Table
+	local string // this agent's origin name
+	log   *slog.Logger
 
 	ln     net.Listener
 	ctx    context.Context // done at Close
@@ -202,7 +187,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, reg: cfg.Registry, table: cfg.Registry.Table(),
+		cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(),
 		log: cfg.Logger.With("component", "zookeeper"),
 		ctx: ctx, cancel: cancel,
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
@@ -210,7 +195,6 @@ func NewServer(cfg Config) (*Server, error) {
 		conns: map[*conn]struct{}{}, perIP: map[string]int{},
 	}
 	s.local = s.table.Local()
-	s.holder, _ = cfg.Registry.(lease.Holder)
 	s.watches.init()
 	s.dirty.init()
 	s.stats.init()

@@ -103,7 +103,7 @@ func TestGoClientReadsFromSlaveAfterMasterLeaves(t *testing.T) {
 // hasQueueCopy checks that agent i holds its own record of the group's
 // queue data for topic.
 func hasQueueCopy(c *agenttest.Cluster, i int, broker, topic string) error {
-	for _, r := range c.Agent(i).LocalRecords("queue/" + broker + "/" + topic) {
+	for _, r := range c.Agent(i).Table().LocalRecords("queue/" + broker + "/" + topic) {
 		if r.Queue != nil {
 			return nil
 		}

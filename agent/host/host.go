@@ -1,0 +1,192 @@
+// Package host is what an agent gives every door (the RocketMQ NameServer
+// port, the ZooKeeper port, the HTTP API): the one way a door changes the
+// agent's records, reads the replicated table, learns whether the agent
+// has synced with its cluster, and holds records for its clients.
+//
+// A door keeps its own protocol state (connections, sessions, TTLs) and
+// turns it into records through a Host:
+//
+//   - Apply changes this agent's own records: they live as long as the
+//     agent holds them and leave with it. ApplyRules changes cluster-scoped
+//     records (Dubbo dynamic=false URLs, RocketMQ KV config, persistent
+//     znodes), which belong to no agent. Both gossip the change.
+//   - Table, LocalRecords and TopicRoute read: the replicated table (its
+//     views, Index, Wait, OnChange), this agent's own records, and a
+//     topic's route ordered nearest first.
+//   - Ready says whether the first sync with the cluster is done, so an
+//     empty answer means "none" rather than "not learned yet".
+//   - PutLease, Hold, DropLease and RestoredLeases hold a client's records
+//     across the agent's restart (package lease); an error means the data
+//     dir could not save the change, and the door refuses it.
+//
+// Local is the Host of one agent; a door's tests hand it a fake over a
+// bare routes.Table instead.
+package host
+
+import (
+	"cmp"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/routes"
+)
+
+// Host is what every door is given (see the package comment).
+type Host interface {
+	// Apply changes this agent's own records and gossips the change; false
+	// means nothing changed.
+	Apply(puts []routes.Record, deletes []string) bool
+	// ApplyRules changes cluster-scoped records and gossips the change; an
+	// error means nothing changed anywhere, and goes out through the door.
+	ApplyRules(puts []routes.Record, deletes []string) (ok bool, err error)
+	// Table is the replicated table (views, Index, Wait, OnChange).
+	Table() *routes.Table
+	// LocalRecords lists this agent's own records under a key prefix.
+	LocalRecords(prefix string) []routes.Record
+	// TopicRoute is a topic's route, brokers ordered nearest first.
+	TopicRoute(topic string) (routes.TopicRoute, bool)
+	// Ready reports whether the first sync with the cluster is done.
+	Ready() bool
+	// Leases keep a door's clients' records across the agent's restart;
+	// Hold saves one before the door applies what it covers, so a change
+	// that cannot be saved changes nothing.
+	lease.Holder
+	Hold(l lease.Lease, recs []routes.Record) error
+}
+
+// Config is what Local is built from. Only Table is required.
+type Config struct {
+	// Table is the agent's route table.
+	Table *routes.Table
+	// Leases is the agent's lease store; nil keeps leases in memory only.
+	Leases *lease.Store
+	// Publish gossips a change of the table; nil gossips nothing.
+	Publish func(routes.Delta)
+	// RTT estimates the round trip to the agent named origin; nil (or not
+	// known) orders that origin's brokers last.
+	RTT func(origin string) (time.Duration, bool)
+	// Rules writes cluster-scoped records: the agent's rule store, which
+	// bounds them, saves them and gossips them. Nil applies them to the
+	// table and gossips them (tests).
+	Rules func(puts []routes.Record, deletes []string) (bool, error)
+	// Ready reports whether the first sync is done; nil: always.
+	Ready func() bool
+	// Metrics counts local changes; nil counts nothing.
+	Metrics *metrics.Metrics
+	// Logger gets what a Host has to say; nil discards it.
+	Logger *slog.Logger
+}
+
+// Local is the Host of one agent.
+type Local struct {
+	cfg    Config
+	table  *routes.Table
+	leases *lease.Store
+	log    *slog.Logger
+	mu     sync.Mutex // one change of our own records at a time, gossiped in order
+}
+
+var _ Host = (*Local)(nil)
+
+// New makes the Host of the agent described by cfg.
+func New(cfg Config) *Local {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Leases == nil {
+		cfg.Leases = lease.NewStore("", cfg.Table, cfg.Logger)
+	}
+	return &Local{cfg: cfg, table: cfg.Table, leases: cfg.Leases, log: cfg.Logger}
+}
+
+// Apply changes this agent's own records and gossips the change; ok is
+// false when nothing changed.
+func (h *Local) Apply(puts []routes.Record, deletes []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.table.ApplyLocal(puts, deletes)
+	if ok {
+		h.publish(d)
+		if h.cfg.Metrics != nil {
+			h.cfg.Metrics.IncrCounter([]string{"routes", "local_changes"}, 1)
+		}
+	}
+	return ok
+}
+
+func (h *Local) publish(d routes.Delta) {
+	if h.cfg.Publish != nil {
+		h.cfg.Publish(d)
+	}
+}
+
+// ApplyRules changes cluster-scoped records (rules, KV config) through
+// the agent's rule store (Config.Rules): ok is false when nothing changed;
+// an error (past the rules' bound, or not saved) means nothing changed
+// anywhere.
+func (h *Local) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
+	if h.cfg.Rules != nil {
+		return h.cfg.Rules(puts, deletes)
+	}
+	d, ok := h.table.ApplyRules(puts, deletes)
+	if ok {
+		h.publish(d)
+	}
+	return ok, nil
+}
+
+// Table is the agent's route table.
+func (h *Local) Table() *routes.Table { return h.table }
+
+// LocalRecords lists this agent's own records under a key prefix.
+func (h *Local) LocalRecords(prefix string) []routes.Record { return h.table.LocalRecords(prefix) }
+
+// TopicRoute is the topic's route with brokers ordered nearest first by the
+// estimated round trip to the agent they registered on; brokers whose
+// distance is unknown yet come last, by name.
+func (h *Local) TopicRoute(topic string) (routes.TopicRoute, bool) {
+	route, ok := h.table.TopicRoute(topic)
+	if !ok {
+		return route, false
+	}
+	rtt := map[string]time.Duration{}
+	for _, bd := range route.BrokerDatas {
+		d, known := time.Duration(0), false
+		if h.cfg.RTT != nil {
+			d, known = h.cfg.RTT(bd.Origin())
+		}
+		if !known {
+			d = time.Duration(1<<63 - 1)
+		}
+		rtt[bd.BrokerName] = d
+	}
+	slices.SortStableFunc(route.BrokerDatas, func(x, y routes.BrokerData) int {
+		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
+	})
+	slices.SortStableFunc(route.QueueDatas, func(x, y routes.QueueData) int {
+		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
+	})
+	return route, true
+}
+
+// Ready reports whether the agent has finished its first sync with the
+// cluster.
+func (h *Local) Ready() bool { return h.cfg.Ready == nil || h.cfg.Ready() }
+
+// PutLease records or refreshes a lease (lease.Holder).
+func (h *Local) PutLease(l lease.Lease) error { return h.leases.PutLease(l) }
+
+// Hold saves a lease with the records it will cover before the door
+// applies them (lease.Store.Hold).
+func (h *Local) Hold(l lease.Lease, recs []routes.Record) error { return h.leases.Hold(l, recs) }
+
+// DropLease forgets a lease (lease.Holder).
+func (h *Local) DropLease(door, id string) error { return h.leases.DropLease(door, id) }
+
+// RestoredLeases hands a door the leases restored at start (lease.Holder).
+func (h *Local) RestoredLeases(door string) []lease.Lease { return h.leases.RestoredLeases(door) }
