@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/namecast/namecast/agent/host"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
@@ -30,14 +30,9 @@ type Agent struct {
 	cfg    Config
 	log    *slog.Logger
 	table  *routes.Table
-	host   *host.Local // what every door is given
-	ttl    *ttls
+	host   *host.Local  // what every door is given
 	leases *lease.Store // doors' holds on our records, kept across restarts
 	rules  rulesStore   // the bound on rules and their log in the data dir
-	regMu  sync.Mutex   // serialises read-modify-write of our own records
-	// globalWatches makes every blocking query wait on the table's global
-	// index, as before per-view indexes: benchmarks compare the two.
-	globalWatches atomic.Bool
 
 	readiness readiness
 
@@ -48,7 +43,7 @@ type Agent struct {
 	ring      *memberlist.Keyring // nil: gossip is not encrypted
 	dirLock   *dirLock            // held while the agent uses its data dir
 	httpLn    net.Listener
-	httpSrv   *http.Server
+	http      *httpapi.Server
 	metrics   *metrics.Metrics
 	prom      *prometheus.Registry
 
@@ -107,10 +102,8 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.loadRules(); err != nil {
 		return err
 	}
-	a.ttl = newTTLs()
 	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
 	restored := a.leases.Restore()
-	a.restoreHTTPLeases()
 	if err := a.startMetrics(); err != nil {
 		return err
 	}
@@ -130,12 +123,13 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startZooKeeper(); err != nil {
 		return err
 	}
+	if err := a.startHTTP(); err != nil {
+		return err
+	}
 	a.dropUnclaimed()
 	if err := a.startDiscovery(); err != nil {
 		return err
 	}
-	a.serveHTTP()
-	a.goLoop(a.expireLoop)
 	a.goLoop(a.rulesLoop)
 	if len(a.cfg.Join) > 0 {
 		n, err := a.join(a.cfg.Join)
@@ -262,17 +256,7 @@ func (a *Agent) Shutdown() error {
 		a.leaving.Store(true)
 		a.freezeLeases(false)
 		a.cancel()
-		if a.httpSrv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			err = a.httpSrv.Shutdown(ctx)
-			cancel()
-			if err != nil {
-				a.httpSrv.Close()
-				err = nil
-			}
-		} else if a.httpLn != nil {
-			a.httpLn.Close()
-		}
+		a.stopHTTP()
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}

@@ -10,11 +10,7 @@ import (
 
 // TTLCount is the number of registrations with a pending TTL deadline, for
 // tests outside the package that check it stays bounded.
-func TTLCount(a *Agent) int {
-	a.ttl.mu.Lock()
-	defer a.ttl.mu.Unlock()
-	return len(a.ttl.deadlines)
-}
+func TTLCount(a *Agent) int { return a.http.PendingTTLs() }
 
 // SavedLeases reads what a restart with data dir dir would restore: the
 // records of every saved lease, by lease id.

@@ -44,3 +44,30 @@ func (a *Agent) Ready() bool {
 	}
 	return false
 }
+
+// ruleSyncWait bounds how long a rule write waits for this agent's first
+// sync with the cluster. Rules are ordered by a hybrid logical clock
+// (routes/hlc.go): once synced, the agent has seen every rule's time and
+// its write is ordered after them whatever its clock says; before, only
+// its wall clock lifts it above them. Past the wait (peers unreachable)
+// the write goes ahead on the wall clock rather than fail.
+const ruleSyncWait = 5 * time.Second
+
+// awaitSync waits until the agent is ready (its first sync is done), at
+// most limit, or until it stops.
+func (a *Agent) awaitSync(limit time.Duration) {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !a.Ready() {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-deadline.C:
+			a.log.Warn("writing a rule before the first sync with the cluster; it is ordered by this host's clock")
+			return
+		case <-tick.C:
+		}
+	}
+}

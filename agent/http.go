@@ -2,251 +2,108 @@ package agent
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"strconv"
-	"strings"
+	"runtime"
+	"runtime/debug"
 	"time"
 
-	"github.com/namecast/namecast/routes"
+	"github.com/hashicorp/serf/coordinate"
+
+	"github.com/namecast/namecast/agent/httpapi"
+	"github.com/namecast/namecast/gossip"
 )
 
-const (
-	maxBodyBytes   = 1 << 20
-	maxWait        = 10 * time.Minute
-	defaultWait    = 5 * time.Minute
-	indexHeader    = "X-Namecast-Index"
-	readTimeout    = 10 * time.Second
-	idleConnection = 2 * time.Minute
-)
-
-// httpError is an error with the status it answers as.
-type httpError struct {
-	status int
-	msg    string
-}
-
-func (e *httpError) Error() string { return e.msg }
-
-func errorf(status int, format string, args ...any) error {
-	return &httpError{status, fmt.Sprintf(format, args...)}
-}
-
-// handler is an endpoint: it returns a value to encode as JSON, or an error.
-type handler func(r *http.Request) (any, error)
-
-// methods routes one path by method, answering 405 in JSON otherwise.
-type methods map[string]handler
-
-func (a *Agent) serveHTTP() {
-	mux := http.NewServeMux()
-	mux.Handle("/v1/health", a.watched(a.membersView, methods{"GET": a.getHealth}))
-	mux.Handle("/v1/members", a.watched(a.membersView, methods{"GET": a.getMembers}))
-	mux.Handle("/v1/join", a.endpoint(methods{"POST": a.postJoin}))
-	mux.Handle("/v1/leave", a.endpoint(methods{"POST": a.postLeave}))
-	mux.Handle("/v1/brokers", a.endpoint(methods{"PUT": a.putBroker}))
-	mux.Handle("/v1/brokers/{cluster}/{brokerName}/{brokerId}", a.endpoint(methods{"DELETE": a.deleteBroker}))
-	mux.Handle("/v1/topics", a.watched(a.topicsView, methods{"GET": a.getTopics}))
-	mux.Handle("/v1/topics/{topic}", a.watched(a.topicView, methods{"GET": a.getTopic}))
-	mux.Handle("/v1/clusters", a.watched(a.clustersView, methods{"GET": a.getClusters}))
-	mux.Handle("/v1/urls", a.endpoint(methods{"PUT": a.putURL, "DELETE": a.deleteURL}))
-	mux.Handle("/v1/services", a.watched(a.servicesView, methods{"GET": a.getServices}))
-	mux.Handle("/v1/services/{interface}", a.watched(a.serviceView, methods{"GET": a.getService}))
-	mux.Handle("/v1/keys", a.endpoint(methods{"POST": a.postKeys}))
-	mux.Handle("/metrics", a.metricsHandler())
-	a.serveUI(mux)
-	mux.Handle("/", a.endpoint(nil))
-	a.httpSrv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
-		IdleTimeout: idleConnection, ErrorLog: nil}
-	a.goLoop(func() {
-		if err := a.httpSrv.Serve(a.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			a.log.Error("HTTP API stopped", "err", err)
-		}
-	})
-}
-
-// endpoint wraps a set of methods with everything every answer shares:
-// method dispatch, auth for writes, the 503 while leaving, blocking-query
-// waits, the index header, JSON encoding and metrics. Its blocking queries
-// wait on the table's global index; see watched.
-func (a *Agent) endpoint(ms methods) http.Handler { return a.watched(nil, ms) }
-
-// watched is endpoint for reads whose answer depends on one view of the
-// table, named by view: a blocking query returns when that view changed
-// (or at its wait), and X-Namecast-Index is the index of the last change
-// the answer could see (routes.Table.IndexOf), not the table's.
-func (a *Agent) watched(view func(*http.Request) routes.Watch, ms methods) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		viewOf := view
-		if viewOf == nil || a.globalWatches.Load() || r.Method != http.MethodGet {
-			viewOf = wholeTable
-		}
-		h, err := a.route(ms, r, viewOf)
-		// The index is read before the answer: a change in between then
-		// makes the next blocking query return instead of being missed.
-		w.Header().Set(indexHeader, strconv.FormatUint(a.table.IndexOf(viewOf(r)), 10))
-		var v any
-		if err == nil {
-			v, err = h(r)
-		}
-		if err != nil {
-			writeError(w, err)
-		} else {
-			writeJSON(w, http.StatusOK, v)
-		}
-		a.m().MeasureSince([]string{"http", strings.ToLower(r.Method)}, start)
-	})
-}
-
-func (a *Agent) route(ms methods, r *http.Request, view func(*http.Request) routes.Watch) (handler, error) {
-	if ms == nil {
-		return nil, errorf(http.StatusNotFound, "no such endpoint: %s %s (see the API list in the README)", r.Method, r.URL.Path)
-	}
-	h, ok := ms[r.Method]
-	if !ok {
-		allowed := make([]string, 0, len(ms))
-		for m := range ms {
-			allowed = append(allowed, m)
-		}
-		return nil, errorf(http.StatusMethodNotAllowed, "%s does not take %s; use %s", r.URL.Path, r.Method, strings.Join(allowed, " or "))
-	}
-	if r.Method == http.MethodGet {
-		if err := a.block(r, view); err != nil {
-			return nil, err
-		}
-		return h, nil
-	}
-	if a.leaving.Load() {
-		return nil, errorf(http.StatusServiceUnavailable, "agent is leaving the cluster; register with another agent")
-	}
-	if a.cfg.HTTPToken != "" {
-		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(a.cfg.HTTPToken)) != 1 {
-			return nil, errorf(http.StatusForbidden, "write calls need the agent's token: send Authorization: Bearer <token>")
-		}
-	}
-	return h, nil
-}
-
-// block implements blocking queries: with ?index=N it waits until the
-// index of the request's view passes N, or ?wait (default 5m, at most 10m)
-// runs out.
-func (a *Agent) block(r *http.Request, view func(*http.Request) routes.Watch) error {
-	q := r.URL.Query()
-	raw := q.Get("index")
-	if raw == "" {
-		return nil
-	}
-	index, err := strconv.ParseUint(raw, 10, 64)
+// startHTTP serves the HTTP door (package httpapi) on the listener bound
+// at the start of Start (peers learn its address from our tags). It runs
+// before the restored leases no door claims are withdrawn: it claims its
+// own.
+func (a *Agent) startHTTP() error {
+	srv, err := httpapi.New(httpapi.Config{Host: a.host, Agent: httpAgent{a}, Node: a.cfg.NodeName,
+		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts,
+		Logger: a.log, Metrics: a.metrics})
 	if err != nil {
-		return errorf(http.StatusBadRequest, "index %q must be a non-negative integer (the X-Namecast-Index of a previous answer)", raw)
+		return err
 	}
-	wait := defaultWait
-	if s := q.Get("wait"); s != "" {
-		if wait, err = time.ParseDuration(s); err != nil || wait < 0 {
-			return errorf(http.StatusBadRequest, "wait %q must be a duration like 30s, at most 10m", s)
-		}
-		wait = min(wait, maxWait)
+	if err := srv.Start(a.httpLn); err != nil {
+		return err
 	}
-	if index > a.table.Index() {
-		// An index from the future was handed out by an earlier run of
-		// this agent (indexes restart at 1): answer now, so the client
-		// learns the current index instead of blocking for the whole wait.
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), wait)
-	defer cancel()
-	stop := context.AfterFunc(a.ctx, cancel) // waits end at shutdown
-	defer stop()
-	a.table.WaitFor(ctx, view(r), index)
+	a.http = srv
+	a.log.Info("web UI", "url", srv.UIURL())
 	return nil
 }
 
-// decodeBody reads a JSON body of at most 1 MiB into v, refusing unknown
-// fields so a misspelt field is an error rather than a silent default.
-func decodeBody(r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return errorf(http.StatusRequestEntityTooLarge, "request body is over the %d-byte limit", maxBodyBytes)
-		}
-		return errorf(http.StatusBadRequest, "reading request body: %v", err)
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return errorf(http.StatusBadRequest, "request body is empty: send a JSON object")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errorf(http.StatusBadRequest, "request body: %s", describeJSONError(err))
-	}
-	if dec.More() {
-		return errorf(http.StatusBadRequest, "request body: unexpected data after the JSON object")
-	}
-	return nil
-}
-
-func describeJSONError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
+// stopHTTP closes the HTTP door, or only its listener when it never
+// started.
+func (a *Agent) stopHTTP() {
 	switch {
-	case errors.As(err, &typeErr):
-		return fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: the body ends before the JSON value does"
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		return strings.TrimPrefix(err.Error(), "json: ") + " (check the spelling against the API)"
+	case a.http != nil:
+		_ = a.http.Close()
+	case a.httpLn != nil:
+		a.httpLn.Close()
 	}
-	return err.Error()
 }
 
-func jsonKind(kind string) string {
-	switch kind {
-	case "int", "int64", "int32", "uint64":
-		return "an integer"
-	case "string":
-		return "a string"
-	case "map", "struct":
-		return "an object"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "true or false"
-	}
-	return kind
+// HTTP is the HTTP door: registrations made through it (as PUT /v1/brokers
+// and /v1/urls make them) and its handler. Nil before Start.
+func (a *Agent) HTTP() *httpapi.Server { return a.http }
+
+// httpAgent is what the HTTP door asks of its agent (httpapi.Agent).
+type httpAgent struct{ a *Agent }
+
+func (h httpAgent) Members() []gossip.Member         { return h.a.gossip.Members() }
+func (h httpAgent) AliveMembers() int                { return h.a.gossip.AliveMembers() }
+func (h httpAgent) Join(addrs []string) (int, error) { return h.a.join(addrs) }
+func (h httpAgent) RequestLeave()                    { h.a.leftOnce.Do(func() { close(h.a.left) }) }
+func (h httpAgent) Leaving() bool                    { return h.a.leaving.Load() }
+func (h httpAgent) Metrics() http.Handler            { return h.a.metricsHandler() }
+func (h httpAgent) ChangeKeys(ctx context.Context, op, key string) (any, error) {
+	return h.a.changeKeys(ctx, op, key)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	_ = enc.Encode(v)
+func (h httpAgent) Coordinates() (*coordinate.Coordinate, map[string]*coordinate.Coordinate) {
+	return h.a.gossip.Coordinates()
 }
 
-func writeError(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	var he *httpError
-	if errors.As(err, &he) {
-		status = he.status
+// Info describes the agent for GET /v1/agent.
+func (h httpAgent) Info() (httpapi.AgentInfo, error) {
+	a := h.a
+	cfg, err := json.Marshal(a.redactedConfig())
+	if err != nil {
+		return httpapi.AgentInfo{}, err
 	}
-	writeJSON(w, status, map[string]string{"error": err.Error()})
+	started := a.readiness.started
+	return httpapi.AgentInfo{
+		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),
+		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
+		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
+		GossipAddr:  a.GossipAddr(), HTTPAddr: a.HTTPAddr(), RocketMQAddr: a.RocketMQAddr(),
+		Ready: a.Ready(), Config: cfg,
+	}, nil
 }
 
-func parseTTL(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
+// redacted stands in for a secret that is set.
+const redacted = "<redacted>"
+
+// redactedConfig is the configuration as its config file would say it,
+// secrets replaced: it is shown to anyone who can read the API.
+func (a *Agent) redactedConfig() Config {
+	c := a.cfg
+	if c.HTTPToken != "" {
+		c.HTTPToken = redacted
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < time.Second || d > 24*time.Hour {
-		return 0, errorf(http.StatusBadRequest, "ttl %q must be a duration from 1s to 24h, like \"30s\"", s)
+	if c.EncryptKey != "" {
+		c.EncryptKey = redacted
 	}
-	return d, nil
+	return c
+}
+
+func (a *Agent) version() string {
+	if a.cfg.Version != "" {
+		return a.cfg.Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -36,7 +37,7 @@ func TestInspectionEndpoints(t *testing.T) {
 	// The second rule is written where the first is known, so it is
 	// ordered after it whatever the two agents' clocks said before.
 	testutil.Eventually(t, 10*time.Second, func() error {
-		var rules struct{ Rules []agent.Rule }
+		var rules struct{ Rules []httpapi.Rule }
 		call(t, "GET", a0, "/v1/rules", nil, &rules)
 		if len(rules.Rules) != 1 {
 			return fmt.Errorf("agent-0 holds %d rules, want 1", len(rules.Rules))
@@ -62,7 +63,7 @@ func TestInspectionEndpoints(t *testing.T) {
 	})
 
 	var brokers struct {
-		Brokers []agent.BrokerEntry `json:"brokers"`
+		Brokers []httpapi.BrokerEntry `json:"brokers"`
 	}
 	call(t, "GET", a2, "/v1/brokers", nil, &brokers)
 	if b := brokers.Brokers; len(b) != 2 || b[0].BrokerName != "b0" || b[0].Origin != "agent-0" || b[1].Origin != "agent-1" || b[1].Addr != "192.0.2.2:10911" {
@@ -70,7 +71,7 @@ func TestInspectionEndpoints(t *testing.T) {
 	}
 
 	var rules struct {
-		Rules []agent.Rule `json:"rules"`
+		Rules []httpapi.Rule `json:"rules"`
 	}
 	testutil.Eventually(t, 10*time.Second, func() error {
 		call(t, "GET", a2, "/v1/rules", nil, &rules)
@@ -85,7 +86,7 @@ func TestInspectionEndpoints(t *testing.T) {
 	}
 
 	testutil.Eventually(t, 10*time.Second, func() error {
-		var coords []agent.MemberCoordinate
+		var coords []httpapi.MemberCoordinate
 		call(t, "GET", a2, "/v1/coordinates", nil, &coords)
 		if len(coords) != 3 || coords[0].Name != "agent-2" || coords[0].RTTms == nil || *coords[0].RTTms != 0 {
 			return fmt.Errorf("coordinates: %+v", coords)
@@ -98,7 +99,7 @@ func TestInspectionEndpoints(t *testing.T) {
 		return nil
 	})
 
-	var info agent.AgentInfo
+	var info httpapi.AgentInfo
 	status, _ := call(t, "GET", a2, "/v1/agent", nil, &info)
 	raw := get(t, a2, "/v1/agent")
 	if status != 200 || info.Node != "agent-2" || info.HTTPAddr != a2 || info.Incarnation == 0 || info.Version == "" {
@@ -157,7 +158,7 @@ func TestUIRoutes(t *testing.T) {
 	if body := get(t, addr, "/ui/topics/Orders"); !strings.Contains(body, `<script type="module" src="/ui/assets/app.js">`) {
 		t.Errorf("deep link did not answer the UI page: %.200s", body)
 	}
-	if got := c.Agent(0).UIURL(); got != "http://"+addr+"/ui/" {
+	if got := c.Agent(0).HTTP().UIURL(); got != "http://"+addr+"/ui/" {
 		t.Errorf("UIURL %q", got)
 	}
 	var e struct{ Error string }

@@ -9,11 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/hashicorp/memberlist"
 
@@ -178,17 +176,15 @@ type KeyringResult struct {
 	Answered []string          `json:"answered"`
 }
 
-func (a *Agent) postKeys(r *http.Request) (any, error) {
-	var op keyOp
-	if err := decodeBody(r, &op); err != nil {
+// changeKeys runs a keyring operation on every alive member, for the HTTP
+// door's POST /v1/keys, until ctx ends; an error means op is invalid and
+// nothing ran.
+func (a *Agent) changeKeys(ctx context.Context, opName, key string) (any, error) {
+	op := keyOp{Op: opName, Key: key}
+	if err := op.validate(); err != nil {
 		return nil, err
 	}
-	if err := op.validate(); err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
-	}
 	payload, _ := json.Marshal(op)
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	defer cancel()
 	answers := a.gossip.Query(ctx, "keyring", payload)
 	res := KeyringResult{Failed: map[string]string{}, Keys: map[string]int{}, Primary: map[string]int{}}
 	for _, m := range a.gossip.Members() {

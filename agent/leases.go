@@ -11,8 +11,6 @@ func (a *Agent) dropUnclaimed() {
 	if len(orphans) == 0 {
 		return
 	}
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
 	var deletes []string
 	for _, l := range orphans {
 		a.leases.DropLease(l.Door, l.ID)

@@ -26,13 +26,13 @@ func BenchmarkDurableRegistration(b *testing.B) {
 				c := agenttest.Start(b, 1, opts...)
 				a := c.Agent(0)
 				for i := range held {
-					if _, err := a.RegisterURL(benchURL("held", i), time.Hour); err != nil {
+					if _, err := a.HTTP().RegisterURL(benchURL("held", i), time.Hour); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
-					if _, err := a.RegisterURL(benchURL("new", i), time.Hour); err != nil {
+					if _, err := a.HTTP().RegisterURL(benchURL("new", i), time.Hour); err != nil {
 						b.Fatal(err)
 					}
 				}

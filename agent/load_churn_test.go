@@ -111,12 +111,12 @@ func churnAgent(a *agent.Agent, round, n int) error {
 		} else {
 			keep = append(keep, u)
 		}
-		if _, err := a.RegisterURL(u, ttl); err != nil {
+		if _, err := a.HTTP().RegisterURL(u, ttl); err != nil {
 			return err
 		}
 	}
 	for _, u := range keep {
-		if ok, err := a.UnregisterURL(u); !ok || err != nil {
+		if ok, err := a.HTTP().UnregisterURL(u); !ok || err != nil {
 			return fmt.Errorf("unregister %s: %v %v", u, ok, err)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -21,12 +21,12 @@ func TestRegisterBrokerReplacesOnlyItsOwnTopics(t *testing.T) {
 	a := c.Agent(0)
 	reg := func(name string, id int64, perm int, topics ...string) {
 		t.Helper()
-		r := agent.BrokerRegistration{Cluster: "c", BrokerName: name, BrokerID: id, Addr: fmt.Sprintf("192.0.2.%d:10911", id+1),
-			Topics: map[string]agent.TopicConfig{}}
+		r := httpapi.BrokerRegistration{Cluster: "c", BrokerName: name, BrokerID: id, Addr: fmt.Sprintf("192.0.2.%d:10911", id+1),
+			Topics: map[string]httpapi.TopicConfig{}}
 		for _, tp := range topics {
-			r.Topics[tp] = agent.TopicConfig{ReadQueueNums: 4, WriteQueueNums: 4, Perm: perm}
+			r.Topics[tp] = httpapi.TopicConfig{ReadQueueNums: 4, WriteQueueNums: 4, Perm: perm}
 		}
-		if _, err := a.RegisterBroker(r, 0); err != nil {
+		if _, err := a.HTTP().RegisterBroker(r, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,21 +83,21 @@ func TestRegisterBrokerReplacesOnlyItsOwnTopics(t *testing.T) {
 func BenchmarkReRegisterBroker(b *testing.B) {
 	c := agenttest.Start(b, 1)
 	a := c.Agent(0)
-	regs := make([]agent.BrokerRegistration, 50)
+	regs := make([]httpapi.BrokerRegistration, 50)
 	for i := range regs {
-		regs[i] = agent.BrokerRegistration{Cluster: "c", BrokerName: fmt.Sprintf("broker-%03d", i), Addr: "192.0.2.1:10911",
-			Topics: map[string]agent.TopicConfig{}}
+		regs[i] = httpapi.BrokerRegistration{Cluster: "c", BrokerName: fmt.Sprintf("broker-%03d", i), Addr: "192.0.2.1:10911",
+			Topics: map[string]httpapi.TopicConfig{}}
 		for t := range 1000 {
-			regs[i].Topics[fmt.Sprintf("topic-%04d", t)] = agent.TopicConfig{ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
+			regs[i].Topics[fmt.Sprintf("topic-%04d", t)] = httpapi.TopicConfig{ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
 		}
-		if _, err := a.RegisterBroker(regs[i], 0); err != nil {
+		if _, err := a.HTTP().RegisterBroker(regs[i], 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := a.RegisterBroker(regs[i%len(regs)], 0); err != nil {
+		if _, err := a.HTTP().RegisterBroker(regs[i%len(regs)], 0); err != nil {
 			b.Fatal(err)
 		}
 	}

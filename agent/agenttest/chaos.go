@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/gossip/gossiptest"
 	"github.com/namecast/namecast/internal/chaos"
 )
@@ -82,13 +83,13 @@ func (s *ChaosSystem) Register(i int, r chaos.Registration) error {
 		_, err := s.do(a, "PUT", "/v1/urls", body)
 		return err
 	}
-	reg := agent.BrokerRegistration{Cluster: r.Cluster, BrokerName: r.BrokerName, BrokerID: r.BrokerID, Addr: r.Addr,
-		Topics: map[string]agent.TopicConfig{}}
+	reg := httpapi.BrokerRegistration{Cluster: r.Cluster, BrokerName: r.BrokerName, BrokerID: r.BrokerID, Addr: r.Addr,
+		Topics: map[string]httpapi.TopicConfig{}}
 	rq, wq, perm := chaos.TopicConfig()
 	for _, t := range r.Topics {
-		reg.Topics[t] = agent.TopicConfig{ReadQueueNums: rq, WriteQueueNums: wq, Perm: perm}
+		reg.Topics[t] = httpapi.TopicConfig{ReadQueueNums: rq, WriteQueueNums: wq, Perm: perm}
 	}
-	_, err := a.RegisterBroker(reg, r.TTL)
+	_, err := a.HTTP().RegisterBroker(reg, r.TTL)
 	return err
 }
 
@@ -101,7 +102,7 @@ func (s *ChaosSystem) Unregister(i int, r chaos.Registration) (bool, error) {
 		}
 		return err == nil, err
 	}
-	return a.UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID)
+	return a.HTTP().UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID)
 }
 
 // do makes one API call; any status but 200 is an error, except 404,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
-	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/internal/bench"
 	"github.com/namecast/namecast/routes"
@@ -17,18 +17,18 @@ import (
 
 // brokerOf is a master broker registration carrying topics, each with the
 // queue numbers a default RocketMQ topic has.
-func brokerOf(name string, topics ...string) agent.BrokerRegistration {
-	reg := agent.BrokerRegistration{Cluster: "bench", BrokerName: name, BrokerID: 0,
-		Addr: "127.0.0.1:10911", HAAddr: "127.0.0.1:10912", Topics: map[string]agent.TopicConfig{}}
+func brokerOf(name string, topics ...string) httpapi.BrokerRegistration {
+	reg := httpapi.BrokerRegistration{Cluster: "bench", BrokerName: name, BrokerID: 0,
+		Addr: "127.0.0.1:10911", HAAddr: "127.0.0.1:10912", Topics: map[string]httpapi.TopicConfig{}}
 	for _, t := range topics {
-		reg.Topics[t] = agent.TopicConfig{ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
+		reg.Topics[t] = httpapi.TopicConfig{ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
 	}
 	return reg
 }
 
 // payloadOf is what a serf user event carries in place of a registration:
 // the same registration's JSON, so both sides gossip about as many bytes.
-func payloadOf(reg agent.BrokerRegistration) []byte {
+func payloadOf(reg httpapi.BrokerRegistration) []byte {
 	b, _ := json.Marshal(reg)
 	return b
 }

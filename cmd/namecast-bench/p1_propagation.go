@@ -96,7 +96,7 @@ func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propa
 		origin := agents[rand.IntN(len(agents))]
 		topic := fmt.Sprintf("p1-%d-%d", n, i)
 		out, err := watchNamecast(ctx, agents, hasRoute(topic), func() error {
-			_, err := origin.Agent.RegisterBroker(brokerOf("b-"+topic, topic), 0)
+			_, err := origin.Agent.HTTP().RegisterBroker(brokerOf("b-"+topic, topic), 0)
 			return err
 		})
 		if err != nil {
@@ -109,7 +109,7 @@ func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propa
 			continue
 		}
 		out, err = watchNamecast(ctx, agents, noRoute(topic), func() error {
-			origin.Agent.UnregisterBroker("bench", "b-"+topic, 0)
+			origin.Agent.HTTP().UnregisterBroker("bench", "b-"+topic, 0)
 			return nil
 		})
 		if err != nil {

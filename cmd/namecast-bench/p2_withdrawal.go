@@ -137,7 +137,7 @@ func startWithdrawNamecast(ctx context.Context, n int, profile string) (*bench.C
 		return nil, err
 	}
 	for _, a := range c.Running() {
-		if _, err := a.Agent.RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+		if _, err := a.Agent.HTTP().RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func replaceNamecast(ctx context.Context, c *bench.Cluster, n int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.Agent.RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+	if _, err := a.Agent.HTTP().RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
 		return err
 	}
 	if err := c.WaitMembers(ctx, n); err != nil {

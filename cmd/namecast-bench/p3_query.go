@@ -48,7 +48,7 @@ func runP3(ctx context.Context, o *options) ([]bench.Figure, error) {
 		for t := range 100 {
 			topics = append(topics, fmt.Sprintf("topic-%03d", t))
 		}
-		if _, err := a.Agent.RegisterBroker(brokerOf(fmt.Sprintf("broker-%d", i), topics...), 0); err != nil {
+		if _, err := a.Agent.HTTP().RegisterBroker(brokerOf(fmt.Sprintf("broker-%d", i), topics...), 0); err != nil {
 			return nil, err
 		}
 	}

@@ -72,7 +72,7 @@ func buildTable(ctx context.Context, c *bench.Cluster, o *options) (time.Duratio
 	agents := c.Running()
 	for b := range o.p4Brokers {
 		reg := brokerOf(fmt.Sprintf("broker-%03d", b), topics...)
-		if _, err := agents[b%len(agents)].Agent.RegisterBroker(reg, 0); err != nil {
+		if _, err := agents[b%len(agents)].Agent.HTTP().RegisterBroker(reg, 0); err != nil {
 			return 0, err
 		}
 	}

@@ -94,7 +94,7 @@ func TestHTTPRegistrationIsAChildZnode(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := "dubbo://10.0.0.9:20880/demo.Api?application=http&interface=demo.Api&side=provider"
-	if _, err := c.Agent(0).RegisterURL(u, 0); err != nil {
+	if _, err := c.Agent(0).HTTP().RegisterURL(u, 0); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, ew, zk.EventNodeCreated, providers)
@@ -106,7 +106,7 @@ func TestHTTPRegistrationIsAChildZnode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Agent(0).UnregisterURL(u); err != nil {
+	if _, err := c.Agent(0).HTTP().UnregisterURL(u); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, cw, zk.EventNodeChildrenChanged, providers)

@@ -1,11 +1,9 @@
-package agent
+package httpapi
 
 import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/hashicorp/go-metrics"
 
 	"github.com/namecast/namecast/routes"
 )
@@ -38,18 +36,16 @@ type RegisterResult struct {
 	HAServerAddr string `json:"haServerAddr"`
 }
 
-func (a *Agent) m() *metrics.Metrics { return a.metrics }
-
 // RegisterBroker replaces the broker's registration on this agent. ttl 0
 // means it lives as long as the agent. A broker is its name and id: the
 // same broker registered under another cluster replaces its record (one
 // key, so one op on every replica), never stands beside it.
-func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, error) {
+func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, error) {
 	if err := reg.validate(); err != nil {
 		return RegisterResult{}, err
 	}
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	b := &routes.Broker{Cluster: reg.Cluster, Name: reg.BrokerName, ID: reg.BrokerID, Addr: reg.Addr, HAAddr: reg.HAAddr, Zone: reg.Zone}
 	puts := []routes.Record{{Broker: b}}
 	var deletes []string
@@ -58,7 +54,7 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 			puts = append(puts, routes.Record{Queue: &routes.Queue{Topic: topic, BrokerName: reg.BrokerName,
 				ReadQueueNums: tc.ReadQueueNums, WriteQueueNums: tc.WriteQueueNums, Perm: tc.Perm, TopicSysFlag: tc.TopicSysFlag}})
 		}
-		for _, r := range a.table.LocalRecords(routes.QueuePrefix(reg.BrokerName)) {
+		for _, r := range s.table.LocalRecords(routes.QueuePrefix(reg.BrokerName)) {
 			if _, keep := reg.Topics[r.Queue.Topic]; !keep {
 				deletes = append(deletes, r.Key())
 			}
@@ -69,13 +65,13 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 	if reg.BrokerID == 0 {
 		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
-	if err := a.holdHTTP(key, prefixes, ttl, puts); err != nil {
+	if err := s.holdHTTP(key, prefixes, ttl, puts); err != nil {
 		return RegisterResult{}, err
 	}
-	a.host.Apply(puts, deletes)
+	s.host.Apply(puts, deletes)
 	var res RegisterResult
 	if reg.BrokerID != 0 {
-		for _, m := range a.table.Brokers(reg.BrokerName) {
+		for _, m := range s.table.Brokers(reg.BrokerName) {
 			if m.ID == 0 {
 				res = RegisterResult{MasterAddr: m.Addr, HAServerAddr: m.HAAddr}
 				break
@@ -89,39 +85,39 @@ func (a *Agent) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regis
 // when there was none under that cluster. A master takes its topics with
 // it.
 // An error means the removal could not be saved: nothing was withdrawn.
-func (a *Agent) UnregisterBroker(cluster, name string, id int64) (bool, error) {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
+func (s *Server) UnregisterBroker(cluster, name string, id int64) (bool, error) {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	key := routes.BrokerKey(name, id)
-	if r, ok := a.localRecord(key); !ok || r.Broker == nil || r.Broker.Cluster != cluster {
+	if r, ok := s.localRecord(key); !ok || r.Broker == nil || r.Broker.Cluster != cluster {
 		return false, nil // not ours, or the broker has moved to another cluster
 	}
-	return a.withdrawLocked(key)
+	return s.withdrawLocked(key)
 }
 
 // localRecord is our own record at exactly key.
-func (a *Agent) localRecord(key string) (routes.Record, bool) { return a.table.LocalRecord(key) }
+func (s *Server) localRecord(key string) (routes.Record, bool) { return s.table.LocalRecord(key) }
 
 // withdrawLocked withdraws an HTTP registration by its primary key, its
 // lease first (so a restart cannot bring it back), and clears its TTL. An
 // error (503) means the lease's removal could not be saved: nothing is
 // withdrawn, and the registration stays as it was.
-func (a *Agent) withdrawLocked(key string) (bool, error) {
-	if err := a.leases.DropLease(httpDoor, key); err != nil {
+func (s *Server) withdrawLocked(key string) (bool, error) {
+	if err := s.host.DropLease(httpDoor, key); err != nil {
 		return false, errorf(http.StatusServiceUnavailable, "%v", err)
 	}
-	a.ttl.clear(key)
-	r, ok := a.localRecord(key)
+	s.ttl.clear(key)
+	r, ok := s.localRecord(key)
 	if !ok {
 		return false, nil
 	}
 	deletes := []string{key}
 	if r.Broker != nil && r.Broker.ID == 0 {
-		for _, q := range a.table.LocalRecords(routes.QueuePrefix(r.Broker.Name)) {
+		for _, q := range s.table.LocalRecords(routes.QueuePrefix(r.Broker.Name)) {
 			deletes = append(deletes, q.Key())
 		}
 	}
-	return a.host.Apply(nil, deletes), nil
+	return s.host.Apply(nil, deletes), nil
 }
 
 func (r *BrokerRegistration) validate() error {

@@ -1,10 +1,8 @@
-package agent
+package httpapi
 
 import (
 	"encoding/json"
 	"net/http"
-	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/hashicorp/serf/coordinate"
@@ -15,10 +13,7 @@ import (
 // which records, the cluster-wide rules and every broker registration with
 // the agent it came through. The web UI reads these, and so can curl.
 
-// redacted stands in for a secret that is set.
-const redacted = "<redacted>"
-
-// AgentInfo is GET /v1/agent.
+// AgentInfo is GET /v1/agent: what the agent says of itself (Agent.Info).
 type AgentInfo struct {
 	Node         string          `json:"node"`
 	Version      string          `json:"version"`
@@ -33,43 +28,7 @@ type AgentInfo struct {
 	Config       json.RawMessage `json:"config"`
 }
 
-func (a *Agent) getAgent(r *http.Request) (any, error) {
-	cfg, err := json.Marshal(a.redactedConfig())
-	if err != nil {
-		return nil, err
-	}
-	started := a.readiness.started
-	return AgentInfo{
-		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),
-		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
-		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
-		GossipAddr:  a.GossipAddr(), HTTPAddr: a.HTTPAddr(), RocketMQAddr: a.RocketMQAddr(),
-		Ready: a.Ready(), Config: cfg,
-	}, nil
-}
-
-// redactedConfig is the configuration as its config file would say it,
-// secrets replaced: it is shown to anyone who can read the API.
-func (a *Agent) redactedConfig() Config {
-	c := a.cfg
-	if c.HTTPToken != "" {
-		c.HTTPToken = redacted
-	}
-	if c.EncryptKey != "" {
-		c.EncryptKey = redacted
-	}
-	return c
-}
-
-func (a *Agent) version() string {
-	if a.cfg.Version != "" {
-		return a.cfg.Version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
-}
+func (s *Server) getAgent(r *http.Request) (any, error) { return s.agent.Info() }
 
 // MemberCoordinate is one entry of GET /v1/coordinates. Coord and RTTms
 // are null until a probe of the member has completed.
@@ -93,12 +52,12 @@ func toCoordinate(c *coordinate.Coordinate) *Coordinate {
 
 // getCoordinates lists every known member, this agent first, with its
 // coordinate and the round trip from this agent estimated from them.
-func (a *Agent) getCoordinates(r *http.Request) (any, error) {
-	self, others := a.gossip.Coordinates()
+func (s *Server) getCoordinates(r *http.Request) (any, error) {
+	self, others := s.agent.Coordinates()
 	zero := 0.0
-	out := []MemberCoordinate{{Name: a.cfg.NodeName, Coord: toCoordinate(self), RTTms: &zero}}
-	for _, m := range a.gossip.Members() {
-		if m.Name == a.cfg.NodeName {
+	out := []MemberCoordinate{{Name: s.cfg.Node, Coord: toCoordinate(self), RTTms: &zero}}
+	for _, m := range s.agent.Members() {
+		if m.Name == s.cfg.Node {
 			continue
 		}
 		mc := MemberCoordinate{Name: m.Name}
@@ -111,7 +70,7 @@ func (a *Agent) getCoordinates(r *http.Request) (any, error) {
 	return out, nil
 }
 
-func (a *Agent) getOrigins(r *http.Request) (any, error) { return a.table.OriginStats(), nil }
+func (s *Server) getOrigins(r *http.Request) (any, error) { return s.table.OriginStats(), nil }
 
 // Rule is one entry of GET /v1/rules: a Dubbo dynamic=false URL or a
 // RocketMQ KV config entry, with the write that made it.
@@ -128,9 +87,9 @@ type Rule struct {
 	Value     string `json:"value,omitempty"`
 }
 
-func (a *Agent) getRules(r *http.Request) (any, error) {
+func (s *Server) getRules(r *http.Request) (any, error) {
 	out := []Rule{}
-	for _, e := range a.table.Rules() {
+	for _, e := range s.table.Rules() {
 		rule := Rule{Key: e.Key, Time: e.Time, Writer: e.Writer}
 		switch rec := e.Record; {
 		case rec.URL != nil:
@@ -156,9 +115,9 @@ type BrokerEntry struct {
 	Origin     string `json:"origin"`
 }
 
-func (a *Agent) getBrokers(r *http.Request) (any, error) {
+func (s *Server) getBrokers(r *http.Request) (any, error) {
 	out := []BrokerEntry{}
-	for _, b := range a.table.BrokerEntries() {
+	for _, b := range s.table.BrokerEntries() {
 		out = append(out, BrokerEntry{Cluster: b.Cluster, BrokerName: b.Name, BrokerID: b.ID, Addr: b.Addr,
 			HAAddr: b.HAAddr, Zone: b.Zone, Origin: b.Origin})
 	}

@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"net/http"
@@ -19,24 +19,24 @@ const httpDoor = "http"
 // Its primary
 // key, the prefixes of what else it covers (a master's queues), and its
 // TTL (0: as long as the agent). regMu must be held.
-func (a *Agent) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) error {
+func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) error {
 	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes}
 	if ttl > 0 {
 		l.Deadline = time.Now().Add(ttl)
 	}
-	if err := a.leases.Hold(l, recs); err != nil {
+	if err := s.host.Hold(l, recs); err != nil {
 		return errorf(http.StatusServiceUnavailable, "%v", err)
 	}
-	a.ttl.set(key, ttl)
+	s.ttl.set(key, ttl)
 	return nil
 }
 
-// restoreHTTPLeases takes back the HTTP registrations restored at start:
+// restoreLeases takes back the HTTP registrations restored at start:
 // their records are republished; their TTLs run on from where they were.
-func (a *Agent) restoreHTTPLeases() {
-	for _, l := range a.leases.RestoredLeases(httpDoor) {
+func (s *Server) restoreLeases() {
+	for _, l := range s.host.RestoredLeases(httpDoor) {
 		if !l.Deadline.IsZero() {
-			a.ttl.setDeadline(l.ID, l.Deadline)
+			s.ttl.setDeadline(l.ID, l.Deadline)
 		}
 	}
 }
@@ -126,12 +126,12 @@ func later(a, b time.Time) time.Time {
 
 // expireLoop withdraws registrations whose TTL ran out, waking only when
 // one may have (see ttls).
-func (a *Agent) expireLoop() {
+func (s *Server) expireLoop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	arm := func() {
-		if at := a.ttl.nextLook(); at.IsZero() {
+		if at := s.ttl.nextLook(); at.IsZero() {
 			timer.Stop()
 		} else {
 			timer.Reset(time.Until(at))
@@ -140,12 +140,12 @@ func (a *Agent) expireLoop() {
 	arm() // deadlines restored before the loop started
 	for {
 		select {
-		case <-a.ctx.Done():
+		case <-s.ctx.Done():
 			return
-		case <-a.ttl.kick:
+		case <-s.ttl.kick:
 			arm()
 		case now := <-timer.C:
-			a.expire(now)
+			s.expire(now)
 			arm()
 		}
 	}
@@ -156,17 +156,25 @@ func (a *Agent) expireLoop() {
 // registration takes to apply and set its TTL: otherwise a renewal landing
 // between the two would be withdrawn right after it was accepted, its new
 // deadline left behind with nothing to expire.
-func (a *Agent) expire(now time.Time) {
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	for _, key := range a.ttl.expired(now) {
-		a.log.Info("registration expired", "key", key)
-		a.m().IncrCounter([]string{"registrations", "expired"}, 1)
-		if _, err := a.withdrawLocked(key); err != nil {
+func (s *Server) expire(now time.Time) {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	for _, key := range s.ttl.expired(now) {
+		s.log.Info("registration expired", "key", key)
+		s.m().IncrCounter([]string{"registrations", "expired"}, 1)
+		if _, err := s.withdrawLocked(key); err != nil {
 			// Kept, and tried again shortly: an expiry that cannot be
 			// saved must not come back at the next start.
-			a.log.Error("withdrawing an expired registration failed; trying again", "key", key, "err", err)
-			a.ttl.setDeadline(key, now.Add(time.Second))
+			s.log.Error("withdrawing an expired registration failed; trying again", "key", key, "err", err)
+			s.ttl.setDeadline(key, now.Add(time.Second))
 		}
 	}
+}
+
+// PendingTTLs is the number of registrations with a TTL deadline pending
+// (tests outside the package check that it stays bounded).
+func (s *Server) PendingTTLs() int {
+	s.ttl.mu.Lock()
+	defer s.ttl.mu.Unlock()
+	return len(s.ttl.deadlines)
 }

@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"crypto/sha256"
@@ -99,7 +99,7 @@ func hasControl(s string) bool {
 // agent's record, withdrawn when the TTL runs out (0: as long as the
 // agent), on UnregisterInstance, or when the agent dies. Registering it
 // again renews the TTL and, if anything changed, replaces it.
-func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (routes.Instance, error) {
+func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (routes.Instance, error) {
 	if err := reg.validate(); err != nil {
 		return routes.Instance{}, err
 	}
@@ -109,7 +109,7 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 		md[routes.MetadataRevisionKey] = rev
 		md["dubbo.metadata.storage-type"] = "remote"
 		md["dubbo.endpoints"] = fmt.Sprintf(`[{"port":%d,"protocol":%q}]`, reg.Port, reg.Protocol)
-		if err := a.publishAppRules(reg, meta, rev); err != nil {
+		if err := s.publishAppRules(reg, meta, rev); err != nil {
 			return routes.Instance{}, err // nothing of the instance written
 		}
 	}
@@ -118,13 +118,13 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 	}
 	path := routes.InstancePath(reg.App, reg.ID)
 	key := routes.ZnodeKey(path, "")
-	owner := zookeeper.OriginOwner(a.table.Local())
+	owner := zookeeper.OriginOwner(s.table.Local())
 
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	now := time.Now().UnixMilli()
 	z := routes.Znode{Path: path, Ctime: now, Mtime: now, Owner: owner}
-	if old, ok := a.localRecord(key); ok && old.Znode != nil {
+	if old, ok := s.localRecord(key); ok && old.Znode != nil {
 		if old.Znode.Owner != owner {
 			return routes.Instance{}, fmt.Errorf("instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
 		}
@@ -139,35 +139,35 @@ func (a *Agent) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (r
 		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, now)
 	}
 	if z.Stamp == 0 {
-		z.Stamp = a.table.Stamp() // a new write: later than every record of the path seen
+		z.Stamp = s.table.Stamp() // a new write: later than every record of the path seen
 	}
-	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}); err != nil {
+	if err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}); err != nil {
 		return routes.Instance{}, err
 	}
-	a.host.Apply([]routes.Record{{Znode: &z}}, nil)
+	s.host.Apply([]routes.Record{{Znode: &z}}, nil)
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
-		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: a.table.Local(), Registered: z.Ctime}
+		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: s.table.Local(), Registered: z.Ctime}
 	return in, nil
 }
 
 // UnregisterInstance withdraws an instance registered on this agent over
 // HTTP; false when there is none. The mapping and metadata stay, as
 // Dubbo's do: other instances may share them.
-func (a *Agent) UnregisterInstance(app, id string) (bool, error) {
+func (s *Server) UnregisterInstance(app, id string) (bool, error) {
 	if err := checkName("app", app); err != nil {
 		return false, err
 	}
 	key := routes.ZnodeKey(routes.InstancePath(app, id), "")
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	old, ok := a.localRecord(key)
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	old, ok := s.localRecord(key)
 	if !ok || old.Znode == nil {
 		return false, nil
 	}
-	if old.Znode.Owner != zookeeper.OriginOwner(a.table.Local()) {
+	if old.Znode.Owner != zookeeper.OriginOwner(s.table.Local()) {
 		return false, fmt.Errorf("instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
 	}
-	return a.withdrawLocked(key)
+	return s.withdrawLocked(key)
 }
 
 // metadataInfo is the application's MetadataInfo for reg (dubbo-go's
@@ -202,21 +202,21 @@ func metadataInfo(reg InstanceRegistration) ([]byte, string) {
 // each interface's mapping (this agent's part of the set), where they are
 // not already so: cluster rules, as Dubbo's own are persistent znodes. An
 // error (the rules could not be saved) changed nothing.
-func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev string) error {
+func (s *Server) publishAppRules(reg InstanceRegistration, meta []byte, rev string) error {
 	now := time.Now().UnixMilli()
 	var puts []routes.Record
 	// Java Dubbo reads /dubbo/metadata/{app}/{revision}; dubbo-go 3.3's
 	// ZooKeeper metadata report reads and writes /dubbo/{app}/{revision}
 	// (metadata/report/zookeeper/report.go GetAppMetadata: rootDir + app).
 	for _, mpath := range []string{routes.AppMetadataRoot + "/" + reg.App + "/" + rev, "/dubbo/" + reg.App + "/" + rev} {
-		if len(a.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
+		if len(s.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
 			puts = append(puts, routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}})
 		}
 	}
-	local := a.table.Local()
+	local := s.table.Local()
 	for _, iface := range reg.Interfaces {
 		path := routes.AppMappingRoot + "/" + iface
-		parts := a.table.RulesWithPrefix(routes.ZnodePartsPrefix(path))
+		parts := s.table.RulesWithPrefix(routes.ZnodePartsPrefix(path))
 		named, version := false, int32(0)
 		var own *routes.Znode
 		for _, h := range parts {
@@ -243,7 +243,7 @@ func (a *Agent) publishAppRules(reg InstanceRegistration, meta []byte, rev strin
 			Version: version + 1, Ctime: ctime, Mtime: now}})
 	}
 	if len(puts) > 0 {
-		if _, err := a.applyRules(puts, nil); err != nil {
+		if _, err := s.host.ApplyRules(puts, nil); err != nil {
 			return fmt.Errorf("saving the application's mapping and metadata: %w", err)
 		}
 	}

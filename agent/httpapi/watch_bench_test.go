@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func watchScenario(b *testing.B, global bool) (wakeupsPerWatchSec, cpuPerSec flo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			watchLoop(ctx, hc, "http://"+a.HTTPAddr()+p, ready, func() {
+			watchLoop(ctx, hc, "http://"+a.Addr()+p, ready, func() {
 				if counting.Load() {
 					wakeups.Add(1)
 				}

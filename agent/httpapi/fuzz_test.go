@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func FuzzHTTPAPI(f *testing.F) {
 		f.Add(s.method, s.target, []byte(s.body))
 	}
 	a := startLone(f)
-	handler := a.httpSrv.Handler
+	handler := a.Handler()
 	f.Fuzz(func(t *testing.T, method, target string, body []byte) {
 		req, err := http.NewRequest(method, "http://127.0.0.1"+target, bytes.NewReader(body))
 		if err != nil || path.Clean(req.URL.Path) == "/v1/join" {
@@ -73,7 +73,7 @@ func FuzzHTTPAPI(f *testing.F) {
 }
 
 // checkURLRegistered checks that an accepted URL is served.
-func checkURLRegistered(t *testing.T, a *Agent, answer []byte) {
+func checkURLRegistered(t *testing.T, a *Server, answer []byte) {
 	var u struct{ URL, Interface, Category string }
 	if err := json.Unmarshal(answer, &u); err != nil {
 		t.Fatalf("PUT /v1/urls answered %q: %v", answer, err)
@@ -85,16 +85,16 @@ func checkURLRegistered(t *testing.T, a *Agent, answer []byte) {
 
 // registrations is everything a write could change: this agent's records,
 // the cluster rules, and the TTL deadlines.
-func registrations(a *Agent) string {
+func registrations(a *Server) string {
 	d := a.table.Digest()
 	a.ttl.mu.Lock()
 	defer a.ttl.mu.Unlock()
-	return fmt.Sprint(d[a.cfg.NodeName], d[routes.RulesOrigin], len(a.ttl.deadlines))
+	return fmt.Sprint(d[a.cfg.Node], d[routes.RulesOrigin], len(a.ttl.deadlines))
 }
 
 // resetRegistrations withdraws whatever an input registered, so every
 // input starts from the same empty registry with no TTL pending.
-func resetRegistrations(a *Agent) {
+func resetRegistrations(a *Server) {
 	a.regMu.Lock()
 	var keys []string
 	for _, r := range a.table.LocalRecords("") {

@@ -1,23 +1,23 @@
-package agent
+package httpapi
 
 import (
 	"net/http"
 	"strconv"
 )
 
-func (a *Agent) getHealth(r *http.Request) (any, error) {
+func (s *Server) getHealth(r *http.Request) (any, error) {
 	status := "ok"
-	if a.leaving.Load() {
+	if s.agent.Leaving() {
 		status = "leaving"
 	}
 	// ready: the first sync with the cluster is done, so an empty answer
 	// means "none" rather than "not learned yet".
-	return map[string]any{"node": a.cfg.NodeName, "status": status, "members": a.gossip.AliveMembers(), "ready": a.Ready()}, nil
+	return map[string]any{"node": s.cfg.Node, "status": status, "members": s.agent.AliveMembers(), "ready": s.host.Ready()}, nil
 }
 
-func (a *Agent) getMembers(r *http.Request) (any, error) { return a.gossip.Members(), nil }
+func (s *Server) getMembers(r *http.Request) (any, error) { return s.agent.Members(), nil }
 
-func (a *Agent) postJoin(r *http.Request) (any, error) {
+func (s *Server) postJoin(r *http.Request) (any, error) {
 	var req struct {
 		Addrs []string `json:"addrs"`
 	}
@@ -27,19 +27,19 @@ func (a *Agent) postJoin(r *http.Request) (any, error) {
 	if len(req.Addrs) == 0 {
 		return nil, errorf(http.StatusBadRequest, "addrs is empty: give at least one gossip address host:port")
 	}
-	n, err := a.gossip.Join(req.Addrs)
+	n, err := s.agent.Join(req.Addrs)
 	if n == 0 {
 		return nil, errorf(http.StatusBadGateway, "could not join any of %v: %v", req.Addrs, err)
 	}
 	return map[string]int{"joined": n}, nil
 }
 
-func (a *Agent) postLeave(r *http.Request) (any, error) {
-	a.leftOnce.Do(func() { close(a.left) })
+func (s *Server) postLeave(r *http.Request) (any, error) {
+	s.agent.RequestLeave()
 	return map[string]bool{"left": true}, nil
 }
 
-func (a *Agent) putBroker(r *http.Request) (any, error) {
+func (s *Server) putBroker(r *http.Request) (any, error) {
 	var reg BrokerRegistration
 	if err := decodeBody(r, &reg); err != nil {
 		return nil, err
@@ -48,20 +48,20 @@ func (a *Agent) putBroker(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := a.RegisterBroker(reg, ttl)
+	res, err := s.RegisterBroker(reg, ttl)
 	if err != nil {
 		return nil, asHTTPError(err)
 	}
 	return res, nil
 }
 
-func (a *Agent) deleteBroker(r *http.Request) (any, error) {
+func (s *Server) deleteBroker(r *http.Request) (any, error) {
 	id, err := strconv.ParseInt(r.PathValue("brokerId"), 10, 64)
 	if err != nil || id < 0 {
 		return nil, errorf(http.StatusBadRequest, "brokerId %q must be a non-negative integer", r.PathValue("brokerId"))
 	}
 	cluster, name := r.PathValue("cluster"), r.PathValue("brokerName")
-	ok, err := a.UnregisterBroker(cluster, name, id)
+	ok, err := s.UnregisterBroker(cluster, name, id)
 	if err != nil {
 		return nil, err
 	}
@@ -71,23 +71,23 @@ func (a *Agent) deleteBroker(r *http.Request) (any, error) {
 	return map[string]bool{"deleted": true}, nil
 }
 
-func (a *Agent) getTopics(r *http.Request) (any, error) {
-	return map[string][]string{"topics": nonNil(a.table.Topics())}, nil
+func (s *Server) getTopics(r *http.Request) (any, error) {
+	return map[string][]string{"topics": nonNil(s.table.Topics())}, nil
 }
 
-func (a *Agent) getTopic(r *http.Request) (any, error) {
+func (s *Server) getTopic(r *http.Request) (any, error) {
 	topic := r.PathValue("topic")
 	if err := checkTopic(topic); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	route, ok := a.host.TopicRoute(topic)
+	route, ok := s.host.TopicRoute(topic)
 	if !ok {
 		return nil, errorf(http.StatusNotFound, "no route for topic %q: no live broker registers it", topic)
 	}
 	return route, nil
 }
 
-func (a *Agent) getClusters(r *http.Request) (any, error) { return a.table.Clusters(), nil }
+func (s *Server) getClusters(r *http.Request) (any, error) { return s.table.Clusters(), nil }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"net/http"
@@ -14,16 +14,16 @@ import (
 // index.
 func wholeTable(*http.Request) routes.Watch { return nil }
 
-func (a *Agent) membersView(*http.Request) routes.Watch  { return routes.WatchMembers }
-func (a *Agent) topicsView(*http.Request) routes.Watch   { return routes.WatchTopics }
-func (a *Agent) clustersView(*http.Request) routes.Watch { return routes.WatchClusters }
-func (a *Agent) servicesView(*http.Request) routes.Watch { return routes.WatchServices }
+func (s *Server) membersView(*http.Request) routes.Watch  { return routes.WatchMembers }
+func (s *Server) topicsView(*http.Request) routes.Watch   { return routes.WatchTopics }
+func (s *Server) clustersView(*http.Request) routes.Watch { return routes.WatchClusters }
+func (s *Server) servicesView(*http.Request) routes.Watch { return routes.WatchServices }
 
-func (a *Agent) topicView(r *http.Request) routes.Watch {
-	return a.table.WatchTopicRoute(r.PathValue("topic"))
+func (s *Server) topicView(r *http.Request) routes.Watch {
+	return s.table.WatchTopicRoute(r.PathValue("topic"))
 }
 
-func (a *Agent) serviceView(r *http.Request) routes.Watch {
+func (s *Server) serviceView(r *http.Request) routes.Watch {
 	return routes.WatchService(r.PathValue("interface"), serviceCategory(r))
 }
 

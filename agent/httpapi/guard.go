@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"mime"
@@ -29,7 +29,7 @@ import (
 // A same-origin page (the UI served by the agent itself) passes all three.
 
 // hostAllowed reports whether a request's Host may reach the API.
-func (a *Agent) hostAllowed(r *http.Request) bool {
+func (s *Server) hostAllowed(r *http.Request) bool {
 	if r.Host == "" {
 		return true // HTTP/1.0 without Host: not a browser
 	}
@@ -38,11 +38,11 @@ func (a *Agent) hostAllowed(r *http.Request) bool {
 		host = h
 	}
 	host = strings.Trim(strings.TrimSuffix(strings.ToLower(host), "."), "[]")
-	httpHost, _, _ := net.SplitHostPort(a.cfg.HTTPAddr)
+	httpHost, _, _ := net.SplitHostPort(s.cfg.Addr)
 	if host == "localhost" || strings.EqualFold(host, httpHost) {
 		return true
 	}
-	for _, h := range a.cfg.HTTPAllowHosts {
+	for _, h := range s.cfg.AllowHosts {
 		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
 			return true
 		}
@@ -88,11 +88,11 @@ func jsonBody(r *http.Request) bool {
 }
 
 // guard applies the checks above to every request before next sees it.
-func (a *Agent) guard(next http.Handler) http.Handler {
+func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var err error
 		switch {
-		case !a.hostAllowed(r):
+		case !s.hostAllowed(r):
 			err = errorf(http.StatusForbidden, "Host %q is not allowed: use a loopback address, localhost or the --http address, "+
 				"or start the agent with --http-allow-host NAME (this guards against DNS rebinding)", r.Host)
 		case crossSite(r) != "":
@@ -102,7 +102,7 @@ func (a *Agent) guard(next http.Handler) http.Handler {
 				r.Method, r.URL.Path, r.Header.Get("Content-Type"))
 		}
 		if err != nil {
-			a.m().IncrCounter([]string{"http", "refused"}, 1)
+			s.m().IncrCounter([]string{"http", "refused"}, 1)
 			writeError(w, err)
 			return
 		}

@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"net"
@@ -9,30 +9,30 @@ import (
 
 // serveUI adds the web UI and the read-only endpoints it reads (which a
 // user can curl as well) to the HTTP API.
-func (a *Agent) serveUI(mux *http.ServeMux) {
+func (s *Server) serveUI(mux *http.ServeMux) {
 	mux.Handle(ui.Prefix, ui.Handler())
 	mux.Handle("GET /{$}", http.RedirectHandler(ui.Prefix, http.StatusFound))
-	mux.Handle("/v1/index", a.endpoint(methods{"GET": a.getIndex}))
-	mux.Handle("/v1/agent", a.endpoint(methods{"GET": a.getAgent}))
-	mux.Handle("/v1/coordinates", a.endpoint(methods{"GET": a.getCoordinates}))
-	mux.Handle("/v1/origins", a.endpoint(methods{"GET": a.getOrigins}))
-	mux.Handle("/v1/rules", a.endpoint(methods{"GET": a.getRules}))
-	mux.Handle("GET /v1/brokers", a.endpoint(methods{"GET": a.getBrokers}))
-	a.log.Info("web UI", "url", a.UIURL())
+	mux.Handle("/v1/index", s.endpoint(methods{"GET": s.getIndex}))
+	mux.Handle("/v1/agent", s.endpoint(methods{"GET": s.getAgent}))
+	mux.Handle("/v1/coordinates", s.endpoint(methods{"GET": s.getCoordinates}))
+	mux.Handle("/v1/origins", s.endpoint(methods{"GET": s.getOrigins}))
+	mux.Handle("/v1/rules", s.endpoint(methods{"GET": s.getRules}))
+	mux.Handle("GET /v1/brokers", s.endpoint(methods{"GET": s.getBrokers}))
+	s.log.Info("web UI", "url", s.UIURL())
 }
 
 // getIndex answers the table's index, which moves on every change of the
 // cluster's records or members. As a blocking query it is "wake me when
 // anything changed": the web UI holds one of these per page, then reads
 // the views it shows.
-func (a *Agent) getIndex(r *http.Request) (any, error) {
-	return map[string]uint64{"index": a.table.Index()}, nil
+func (s *Server) getIndex(r *http.Request) (any, error) {
+	return map[string]uint64{"index": s.table.Index()}, nil
 }
 
 // UIURL is the address of the web UI, with a loopback host when the API
 // listens on every interface.
-func (a *Agent) UIURL() string {
-	host, port, err := net.SplitHostPort(a.HTTPAddr())
+func (s *Server) UIURL() string {
+	host, port, err := net.SplitHostPort(s.Addr())
 	if err != nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package agent
+package httpapi
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // A URL with dynamic=false (routers, configurators written by an operator)
 // is a cluster-scoped rule instead: it belongs to no agent, survives the
 // one it was written on, and any agent may delete it. It takes no TTL.
-func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
+func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 	rec, dynamic, err := urlRecord(raw)
 	if err != nil {
 		return routes.URL{}, err
@@ -27,36 +27,36 @@ func (a *Agent) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
 		if ttl > 0 {
 			return routes.URL{}, fmt.Errorf("ttl does not apply to a persistent (dynamic=false) URL: it lives until deleted")
 		}
-		if _, err := a.applyRules([]routes.Record{{URL: &rec}}, nil); err != nil {
+		if _, err := s.host.ApplyRules([]routes.Record{{URL: &rec}}, nil); err != nil {
 			return routes.URL{}, storeError(err)
 		}
 		return rec, nil
 	}
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	if err := a.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}); err != nil {
+	if err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}); err != nil {
 		return routes.URL{}, err
 	}
-	a.host.Apply([]routes.Record{{URL: &rec}}, nil)
+	s.host.Apply([]routes.Record{{URL: &rec}}, nil)
 	return rec, nil
 }
 
 // UnregisterURL removes a URL registered on this agent; matching is on the
 // full canonical URL, as Dubbo's unregister does.
-func (a *Agent) UnregisterURL(raw string) (bool, error) {
+func (s *Server) UnregisterURL(raw string) (bool, error) {
 	rec, dynamic, err := urlRecord(raw)
 	if err != nil {
 		return false, err
 	}
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
 	if !dynamic {
-		ok, err := a.applyRules(nil, []string{key})
+		ok, err := s.host.ApplyRules(nil, []string{key})
 		return ok, storeError(err)
 	}
-	a.regMu.Lock()
-	defer a.regMu.Unlock()
-	return a.withdrawLocked(key)
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	return s.withdrawLocked(key)
 }
 
 // urlRecord parses a URL into its record, and whether it is dynamic.
@@ -91,33 +91,6 @@ func storeError(err error) error {
 		return errorf(http.StatusInsufficientStorage, "%v", err)
 	}
 	return errorf(http.StatusServiceUnavailable, "%v", err)
-}
-
-// ruleSyncWait bounds how long a rule write waits for this agent's first
-// sync with the cluster. Rules are ordered by a hybrid logical clock
-// (routes/hlc.go): once synced, the agent has seen every rule's time and
-// its write is ordered after them whatever its clock says; before, only
-// its wall clock lifts it above them. Past the wait (peers unreachable)
-// the write goes ahead on the wall clock rather than fail.
-const ruleSyncWait = 5 * time.Second
-
-// awaitSync waits until the agent is ready (its first sync is done), at
-// most limit, or until it stops.
-func (a *Agent) awaitSync(limit time.Duration) {
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !a.Ready() {
-		select {
-		case <-a.ctx.Done():
-			return
-		case <-deadline.C:
-			a.log.Warn("writing a rule before the first sync with the cluster; it is ordered by this host's clock")
-			return
-		case <-tick.C:
-		}
-	}
 }
 
 // checkURLComponent keeps interface and category usable as key components:

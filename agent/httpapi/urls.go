@@ -1,11 +1,11 @@
-package agent
+package httpapi
 
 import (
 	"errors"
 	"net/http"
 )
 
-func (a *Agent) putURL(r *http.Request) (any, error) {
+func (s *Server) putURL(r *http.Request) (any, error) {
 	var req struct {
 		URL string `json:"url"`
 		TTL string `json:"ttl"`
@@ -17,19 +17,19 @@ func (a *Agent) putURL(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := a.RegisterURL(req.URL, ttl)
+	u, err := s.RegisterURL(req.URL, ttl)
 	if err != nil {
 		return nil, asHTTPError(err)
 	}
 	return map[string]string{"url": u.URL, "interface": u.Interface, "category": u.Category}, nil
 }
 
-func (a *Agent) deleteURL(r *http.Request) (any, error) {
+func (s *Server) deleteURL(r *http.Request) (any, error) {
 	raw := r.URL.Query().Get("url")
 	if raw == "" {
 		return nil, errorf(http.StatusBadRequest, "url query parameter is required: DELETE /v1/urls?url=<escaped URL>")
 	}
-	ok, err := a.UnregisterURL(raw)
+	ok, err := s.UnregisterURL(raw)
 	if err != nil {
 		return nil, asHTTPError(err)
 	}
@@ -48,11 +48,11 @@ func asHTTPError(err error) error {
 	return errorf(http.StatusBadRequest, "%v", err)
 }
 
-func (a *Agent) getServices(r *http.Request) (any, error) {
-	return map[string][]string{"services": nonNil(a.table.Services())}, nil
+func (s *Server) getServices(r *http.Request) (any, error) {
+	return map[string][]string{"services": nonNil(s.table.Services())}, nil
 }
 
-func (a *Agent) getService(r *http.Request) (any, error) {
+func (s *Server) getService(r *http.Request) (any, error) {
 	iface := r.PathValue("interface")
 	category := r.URL.Query().Get("category")
 	if category == "" {
@@ -61,8 +61,8 @@ func (a *Agent) getService(r *http.Request) (any, error) {
 	if err := checkURLComponent("category", category); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	urls := a.table.URLs(iface, category)
-	if len(urls) == 0 && !contains(a.table.Services(), iface) {
+	urls := s.table.URLs(iface, category)
+	if len(urls) == 0 && !contains(s.table.Services(), iface) {
 		return nil, errorf(http.StatusNotFound, "no URLs registered for interface %q", iface)
 	}
 	return map[string][]string{"urls": nonNil(urls)}, nil
