@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
 )
@@ -41,15 +43,25 @@ func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool,
 func (f *fakeRegistry) Table() *routes.Table { return f.t }
 func (f *fakeRegistry) Ready() bool          { return !f.notYet.Load() }
 
+// The rest of host.Host: reads of the table, and no leases kept.
+func (f *fakeRegistry) LocalRecords(prefix string) []routes.Record { return f.t.LocalRecords(prefix) }
+func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
+	return f.t.TopicRoute(topic)
+}
+func (f *fakeRegistry) PutLease(lease.Lease) error               { return nil }
+func (f *fakeRegistry) DropLease(door, id string) error          { return nil }
+func (f *fakeRegistry) Hold(lease.Lease, []routes.Record) error  { return nil }
+func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease { return nil }
+
 func startServer(t testing.TB, tune ...func(*Config)) (*Server, *fakeRegistry) {
 	t.Helper()
 	reg := &fakeRegistry{t: routes.NewTable("local", 1)}
 	return startOn(t, reg, tune...), reg
 }
 
-func startOn(t testing.TB, reg Registry, tune ...func(*Config)) *Server {
+func startOn(t testing.TB, reg host.Host, tune ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Addr: "127.0.0.1:0", Registry: reg, Grace: 100 * time.Millisecond}
+	cfg := Config{Addr: "127.0.0.1:0", Host: reg, Grace: 100 * time.Millisecond}
 	for _, f := range tune {
 		f(&cfg)
 	}

@@ -11,25 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
-
-// Registry is what the Server needs from its agent, the same four methods
-// the ZooKeeper door is given. *agent.Agent implements it; tests use a fake
-// over a routes.Table.
-type Registry interface {
-	// Apply changes this agent's own records (ephemeral instances) and
-	// gossips the change.
-	Apply(puts []routes.Record, deletes []string) bool
-	// ApplyRules changes cluster-scoped records (persistent instances,
-	// configs) once saved; an error (routes.ErrRulesFull, a failed save)
-	// means nothing changed.
-	ApplyRules(puts []routes.Record, deletes []string) (bool, error)
-	// Table is the replicated table.
-	Table() *routes.Table
-	// Ready reports whether the first sync with the cluster is done.
-	Ready() bool
-}
 
 // Defaults of Config's zero fields.
 const (
@@ -67,15 +51,15 @@ type Config struct {
 	// BeatTimeout is how long an instance registered over the 1.x HTTP
 	// API lives without a beat (Nacos' ipDeleteTimeout, 30 s).
 	BeatTimeout time.Duration
-	// Registry is the agent: required.
-	Registry Registry
+	// Host is the agent's host (package host): required.
+	Host host.Host
 	// Logger gets structured logs with component=nacos; nil discards.
 	Logger *slog.Logger
 }
 
 func (c *Config) setDefaults() error {
-	if c.Registry == nil {
-		return errors.New("nacos: Config.Registry is required (pass the agent)")
+	if c.Host == nil {
+		return errors.New("nacos: Config.Host is required (pass the agent's Host)")
 	}
 	if c.Addr == "" {
 		return errors.New("nacos: Config.Addr is empty; use host:port, e.g. 127.0.0.1:8848")
@@ -120,7 +104,7 @@ func GRPCAddr(httpAddr string) (string, error) {
 // protocol and the 1.x open HTTP API.
 type Server struct {
 	cfg   Config
-	reg   Registry
+	reg   host.Host
 	table *routes.Table
 	log   *slog.Logger
 
@@ -157,7 +141,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, reg: cfg.Registry, table: cfg.Registry.Table(), log: cfg.Logger,
+	s := &Server{cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger,
 		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]routes.Record{},
 		setupSignal: make(chan struct{}), beats: map[string]*beat{}}
 	s.push.init()

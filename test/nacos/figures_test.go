@@ -34,7 +34,7 @@ func TestFigures(t *testing.T) {
 	c := agenttest.Start(t, 10, agenttest.WithProfile("lan"))
 	doors := make([]*nacos.Server, 10)
 	for i := range doors {
-		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Registry: c.Agent(i), Logger: slog.New(slog.DiscardHandler)})
+		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Host: c.Agent(i).Host(), Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

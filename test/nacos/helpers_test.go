@@ -39,7 +39,7 @@ func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 				t.Logf("door %d's log:\n%s", i, buf.String())
 			}
 		})
-		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Registry: c.Agent(i), Grace: grace, Logger: log})
+		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Host: c.Agent(i).Host(), Grace: grace, Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
