@@ -58,6 +58,15 @@
 //   - Config content is bounded to MaxConfigContent (64 KiB; Nacos 10 MiB),
 //     since every agent keeps every config; gray (beta, tag) configs,
 //     history and the console are not served.
+//   - Holders are counted within this door: the same URL also held on
+//     this agent by the ZooKeeper or HTTP door is withdrawn when the Nacos
+//     door's last holder lets go (the one host of issue 23 counts holders
+//     across doors; until it lands, register a URL through one door per
+//     agent).
+//   - Dubbo 3's application-level discovery through Nacos (the application
+//     name as a service, instances with dubbo.metadata.* metadata) is kept
+//     as nacos:// instances; it is not translated to the ZooKeeper door's
+//     /services/{app} records.
 //   - Authentication (accessToken, identity headers) is not checked: the
 //     door, like the ZooKeeper and RocketMQ doors, is for the host it runs
 //     on.
