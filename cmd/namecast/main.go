@@ -44,6 +44,7 @@ func commands() []command {
 		{"route", "TOPIC", "show a topic's route: brokers and queues", "Queries", runRoute},
 		{"clusters", "", "show the RocketMQ cluster table", "Queries", runClusters},
 		{"services", "[IFACE]", "list interfaces, or one interface's URLs", "Queries", runServices},
+		{"apps", "[APP]", "list Dubbo 3 applications, or one application's instances", "Queries", runApps},
 		{"watch", "route|services|members", "print a view again every time it changes", "Queries", runWatch},
 		{"register", "broker|url", "register a broker (JSON file) or a service URL", "Changes", runRegister},
 		{"unregister", "broker|url", "withdraw a broker or a service URL", "Changes", runUnregister},
