@@ -12,6 +12,8 @@ import topic from './views/topic.js';
 import clusters from './views/clusters.js';
 import services from './views/services.js';
 import service from './views/service.js';
+import apps from './views/apps.js';
+import app from './views/app.js';
 import rules from './views/rules.js';
 import agent from './views/agent.js';
 
@@ -23,6 +25,8 @@ const routes = [
   [/^\/ui\/clusters\/?$/, clusters, 'Clusters'],
   [/^\/ui\/services\/?$/, services, 'Services'],
   [/^\/ui\/services\/([^/]+)$/, service, 'Services'],
+  [/^\/ui\/apps\/?$/, apps, 'Applications'],
+  [/^\/ui\/apps\/([^/]+)$/, app, 'Applications'],
   [/^\/ui\/rules\/?$/, rules, 'Rules'],
   [/^\/ui\/agent\/?$/, agent, 'Agent'],
 ];

@@ -1,7 +1,7 @@
 // One interface: its providers, consumers, routers and configurators.
-import {h, replace} from '../dom.js';
+import {h, replace, link} from '../dom.js';
 import {watch} from '../live.js';
-import {matches, num} from '../fmt.js';
+import {matches, num, enc} from '../fmt.js';
 import {searchBox, section} from '../widgets.js';
 import {urlCard} from './urls.js';
 
@@ -18,11 +18,17 @@ export default function service({main, signal, title, args: [iface]}) {
 
   function draw() {
     if (!data) return;
-    if (categories.every((c) => data[c].status === 404)) {
+    const apps = data.apps.status === 404 ? [] : data.apps.body.apps;
+    if (categories.every((c) => data[c].status === 404) && !apps.length) {
       replace(body, h('p', {class: 'empty'}, 'Nothing is registered for this interface. This page updates when something is.'));
       return;
     }
-    replace(body, categories.map((c) => {
+    // Dubbo 3 providers registered by application: the applications the
+    // interface's mapping names.
+    const appSection = h('section', {id: 'apps'}, h('h2', null, 'applications ', h('span', {class: 'muted'}, num(apps.length))),
+      apps.length ? h('ul', {class: 'names'}, apps.map((a) => h('li', null, link('/ui/apps/' + enc(a), a))))
+        : h('p', {class: 'muted'}, 'None: no application-level provider maps this interface.'));
+    replace(body, appSection, categories.map((c) => {
       const urls = data[c].status === 404 ? [] : data[c].body.urls;
       const shown = urls.filter((u) => matches(q, u));
       return h('section', {id: c}, h('h2', null, c + ' ', h('span', {class: 'muted'}, num(shown.length))),
@@ -30,7 +36,7 @@ export default function service({main, signal, title, args: [iface]}) {
     }));
   }
 
-  const sources = {};
+  const sources = {apps: '/v1/services/' + encodeURIComponent(iface) + '/apps'};
   for (const c of categories) {
     sources[c] = '/v1/services/' + encodeURIComponent(iface) + '?category=' + c;
   }
