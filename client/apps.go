@@ -97,3 +97,17 @@ func (c *Client) RegisterInstance(ctx context.Context, app string, reg InstanceR
 func (c *Client) UnregisterInstance(ctx context.Context, app, id string) error {
 	return c.write(ctx, http.MethodDelete, segments("v1", "apps", app, "instances", id), nil, nil, nil)
 }
+
+// WatchApps is WatchTopicRoute for the application list: fn gets it on
+// every change (an instance coming or going, a mapping written).
+func (c *Client) WatchApps(ctx context.Context, fn func([]App, error)) error {
+	return watch(ctx, c, c.Apps, fn)
+}
+
+// WatchApp is WatchTopicRoute for one application: fn gets its detail on
+// every change of its instances, metadata or mapping.
+func (c *Client) WatchApp(ctx context.Context, app string, fn func(AppDetail, error)) error {
+	return watch(ctx, c, func(ctx context.Context, q *QueryOptions) (AppDetail, *QueryMeta, error) {
+		return c.App(ctx, app, q)
+	}, fn)
+}

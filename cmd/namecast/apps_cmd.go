@@ -31,11 +31,7 @@ lists its instances: address, revision, and the agent that holds each.`)
 			if f.json {
 				return printJSON(c.stdout, map[string][]client.App{"apps": apps})
 			}
-			t := newTable(c.stdout, "APP", "INSTANCES", "INTERFACES")
-			for _, a := range apps {
-				t.row(a.Name, a.Instances, orDash(strings.Join(a.Interfaces, ",")))
-			}
-			t.flush()
+			printApps(c.stdout, apps)
 			return nil
 		}
 		d, _, err := cl.App(ctx, pos[0], nil)
@@ -48,6 +44,14 @@ lists its instances: address, revision, and the agent that holds each.`)
 		printApp(c.stdout, d)
 		return nil
 	})
+}
+
+func printApps(w io.Writer, apps []client.App) {
+	t := newTable(w, "APP", "INSTANCES", "INTERFACES")
+	for _, a := range apps {
+		t.row(a.Name, a.Instances, orDash(strings.Join(a.Interfaces, ",")))
+	}
+	t.flush()
 }
 
 // printApp shows an application's instances, then the interfaces its

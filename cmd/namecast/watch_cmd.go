@@ -18,12 +18,14 @@ watch says so on stderr and retries with backoff.
   namecast watch route TopicTest
   namecast watch services com.foo.BarService [--category providers]
   namecast watch members
+  namecast watch apps [APP]
 
 With --json each version is one line of JSON.`
 
 func runWatch(c *cli, args []string) error {
 	return c.dispatch("watch", watchHelp, []subcommand{
 		{"route", runWatchRoute}, {"services", runWatchServices}, {"members", runWatchMembers},
+		{"apps", runWatchApps},
 	}, args)
 }
 
@@ -63,6 +65,25 @@ func runWatchServices(c *cli, args []string) error {
 			return watchEnded(cl.WatchServices(ctx, follow(c, &f, "services", lines)))
 		}
 		return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], lines)))
+	})
+}
+
+func runWatchApps(c *cli, args []string) error {
+	var f clientFlags
+	fs := newFlagSet("watch apps", "[APP] [flags]", "Prints APP's instances on every change; without APP, the list of applications.")
+	f.register(fs)
+	pos, err := c.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("want at most one APP, got %d arguments", len(pos))
+	}
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		if len(pos) == 0 {
+			return watchEnded(cl.WatchApps(ctx, follow(c, &f, "applications", func(apps []client.App) { printApps(c.stdout, apps) })))
+		}
+		return watchEnded(cl.WatchApp(ctx, pos[0], follow(c, &f, "application "+pos[0], func(d client.AppDetail) { printApp(c.stdout, d) })))
 	})
 }
 
