@@ -46,6 +46,8 @@ func pagesCluster(t *testing.T) *harness.Cluster {
 		{a2, "/v1/urls", harness.URL("override://0.0.0.0/" + iface + "?category=configurators&dynamic=false&timeout=3000")},
 		{a1, "/v1/urls", harness.URL("route://0.0.0.0/" + iface + "?category=routers&dynamic=false&rule=host%3D192.0.2.9")},
 		{a1, "/v1/urls", harness.URL("dubbo://192.0.2.66:20880/com.example.Hostile?x=" + hostile + "&y=<script>alert(2)</script>&application=evil")},
+		{a1, "/v1/apps/greeter-app/instances", map[string]any{"address": "192.0.2.30", "port": 20880, "interfaces": []string{iface},
+			"metadata": map[string]string{"note": hostile}}},
 	} {
 		if err := step.a.Put(step.path, step.body); err != nil {
 			t.Fatal(err)
@@ -65,13 +67,15 @@ func TestPages(t *testing.T) {
 			path string
 			want []string
 		}{
-			{"/ui/", []string{"agent-3", "3 alive", "2 broker groups", "12\nin this agent's copy"}},
+			{"/ui/", []string{"agent-3", "3 alive", "2 broker groups", "16\nin this agent's copy"}},
 			{"/ui/members", []string{"agent-1", "agent-2", "agent-3", "zone=z1", "note=" + hostile}},
 			{"/ui/topics", []string{"TopicFromA", "TopicFromB", "Shared"}},
 			{"/ui/topics/Shared", []string{"broker-a", "broker-b", "agent-1", "agent-2", "master 192.0.2.1:10911", "slave 1 192.0.2.11:10911"}},
 			{"/ui/clusters", []string{"DefaultCluster", "ClusterB", "192.0.2.1:10911 via agent-1", "192.0.2.11:10911 via agent-2", "192.0.2.2:10911 via agent-2"}},
 			{"/ui/services", []string{iface}},
-			{"/ui/services/" + iface, []string{"192.0.2.10:20880", "greeter-app", "hello, bye", "shop", "dynamic=false", "3000", "<redacted>"}},
+			{"/ui/services/" + iface, []string{"192.0.2.10:20880", "greeter-app", "hello, bye", "shop", "dynamic=false", "3000", "<redacted>", "applications 1"}},
+			{"/ui/apps", []string{"greeter-app", iface}},
+			{"/ui/apps/greeter-app", []string{"192.0.2.30:20880", "agent-1", "dubbo.metadata.revision", "exports " + iface}},
 			{"/ui/rules", []string{"agent-1\nincarnation ", "agent-2\nincarnation ", "configurators", "routers", "host=192.0.2.9"}},
 			{"/ui/agent", []string{"agent-3", "http_token", "<redacted>", "memberlist"}},
 		} {
@@ -96,7 +100,7 @@ func TestPages(t *testing.T) {
 
 	t.Run("RegisteredTextIsText", func(t *testing.T) {
 		tab := newTab(t, 1280, 900)
-		for _, path := range []string{"/ui/services/com.example.Hostile", "/ui/members"} {
+		for _, path := range []string{"/ui/services/com.example.Hostile", "/ui/members", "/ui/apps/greeter-app"} {
 			if err := tab.Open(a3.URL(path)); err != nil {
 				t.Fatal(err)
 			}

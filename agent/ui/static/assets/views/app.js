@@ -27,9 +27,8 @@ export default function app({main, signal, title, args: [name]}) {
           h('td', null, i.agent || h('span', {class: 'muted'}, 'persistent')),
           h('td', null, i.problem ? h('p', {class: 'muted'}, i.problem) : null,
             i.services && i.services.length ? h('p', null, 'exports ', i.services.join(', ')) : null,
-            Object.keys(i.metadata || {}).length ? h('details', null, h('summary', null, num(Object.keys(i.metadata).length) + ' entries'),
-              h('table', {class: 'params'}, h('tbody', null, Object.keys(i.metadata).sort().map((k) =>
-                h('tr', null, h('th', null, k), h('td', {class: 'mono'}, i.metadata[k])))))) : null),
+            Object.keys(i.metadata || {}).length ? h('table', {class: 'params'}, h('tbody', null, Object.keys(i.metadata).sort().map((k) =>
+              h('tr', null, h('th', null, k), h('td', {class: 'mono'}, i.metadata[k]))))) : null),
         )), {id: 'instance-list'}) : h('p', {class: 'muted'}, 'None: every instance has gone.')));
   }
 
