@@ -31,3 +31,26 @@ func TestApps(t *testing.T) {
 	}
 	assertJSON(t, ok(t, "apps", "--json", "--http", f.addr()), `{"apps":[{"name":"greeter","instances":2,"interfaces":["org.demo.Greeter","org.demo.Other"]},{"name":"idle","instances":0,"interfaces":[]}]}`)
 }
+
+func TestRegisterInstance(t *testing.T) {
+	f := newFakeAgent(t)
+	f.on("PUT /v1/apps/greeter/instances", 200, `{"app":"greeter","id":"10.0.0.5:20880","address":"10.0.0.5","port":20880,"revision":"r1","agent":"a1"}`)
+	f.on("DELETE /v1/apps/greeter/instances/10.0.0.5:20880", 200, `{"deleted":true}`)
+	out := ok(t, "register", "instance", "greeter", "10.0.0.5:20880", "--interface", "com.foo.Bar", "--interface", "com.foo.Baz",
+		"--meta", "k=v", "--ttl", "30s", "--http", f.addr())
+	if !strings.Contains(out, "registered instance 10.0.0.5:20880 of greeter (revision r1), unless renewed within 30s") {
+		t.Errorf("register instance printed %q", out)
+	}
+	body := f.last(t).body
+	for _, want := range []string{`"address":"10.0.0.5"`, `"port":20880`, `"interfaces":["com.foo.Bar","com.foo.Baz"]`, `"metadata":{"k":"v"}`, `"ttl":"30s"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body %s lacks %s", body, want)
+		}
+	}
+	if r := run(t, "", "register", "instance", "greeter", "no-port", "--http", f.addr()); r.code != 2 {
+		t.Errorf("HOST:PORT without a port: exit %d", r.code)
+	}
+	if out := ok(t, "unregister", "instance", "greeter", "10.0.0.5:20880", "--http", f.addr()); !strings.Contains(out, "unregistered instance 10.0.0.5:20880 of greeter") {
+		t.Errorf("unregister instance printed %q", out)
+	}
+}

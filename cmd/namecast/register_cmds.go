@@ -16,10 +16,12 @@ lasts as long as the agent (or until --ttl passes without a renewal) and
 is gossiped to every member.
 
   namecast register broker --file broker.json    (- reads stdin)
-  namecast register url 'dubbo://10.0.0.5:20880/com.foo.Bar?version=1.0.0'`
+  namecast register url 'dubbo://10.0.0.5:20880/com.foo.Bar?version=1.0.0'
+  namecast register instance greeter 10.0.0.5:20880 --interface com.foo.Bar`
 
 func runRegister(c *cli, args []string) error {
-	return c.dispatch("register", registerHelp, []subcommand{{"broker", runRegisterBroker}, {"url", runRegisterURL}}, args)
+	return c.dispatch("register", registerHelp, []subcommand{{"broker", runRegisterBroker}, {"url", runRegisterURL},
+		{"instance", runRegisterInstance}}, args)
 }
 
 func runRegisterBroker(c *cli, args []string) error {
@@ -121,10 +123,12 @@ one it must be registered again within the ttl or it expires.`)
 const unregisterHelp = `Withdraws a registration from the agent it was registered with.
 
   namecast unregister broker DefaultCluster broker-a 0
-  namecast unregister url 'dubbo://10.0.0.5:20880/com.foo.Bar?version=1.0.0'`
+  namecast unregister url 'dubbo://10.0.0.5:20880/com.foo.Bar?version=1.0.0'
+  namecast unregister instance greeter 10.0.0.5:20880`
 
 func runUnregister(c *cli, args []string) error {
-	return c.dispatch("unregister", unregisterHelp, []subcommand{{"broker", runUnregisterBroker}, {"url", runUnregisterURL}}, args)
+	return c.dispatch("unregister", unregisterHelp, []subcommand{{"broker", runUnregisterBroker}, {"url", runUnregisterURL},
+		{"instance", runUnregisterInstance}}, args)
 }
 
 func runUnregisterBroker(c *cli, args []string) error {
