@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,7 +127,7 @@ func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (
 	z := routes.Znode{Path: path, Ctime: now, Mtime: now, Owner: owner}
 	if old, ok := s.localRecord(key); ok && old.Znode != nil {
 		if old.Znode.Owner != owner {
-			return routes.Instance{}, fmt.Errorf("instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
+			return routes.Instance{}, errorf(http.StatusConflict, "instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
 		}
 		z.Ctime, z.Version = old.Znode.Ctime, old.Znode.Version
 		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, z.Ctime)
@@ -165,7 +166,7 @@ func (s *Server) UnregisterInstance(app, id string) (bool, error) {
 		return false, nil
 	}
 	if old.Znode.Owner != zookeeper.OriginOwner(s.table.Local()) {
-		return false, fmt.Errorf("instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
+		return false, errorf(http.StatusConflict, "instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
 	}
 	return s.withdrawLocked(key)
 }
@@ -244,7 +245,7 @@ func (s *Server) publishAppRules(reg InstanceRegistration, meta []byte, rev stri
 	}
 	if len(puts) > 0 {
 		if _, err := s.host.ApplyRules(puts, nil); err != nil {
-			return fmt.Errorf("saving the application's mapping and metadata: %w", err)
+			return storeError(fmt.Errorf("saving the application's mapping and metadata: %w", err))
 		}
 	}
 	return nil

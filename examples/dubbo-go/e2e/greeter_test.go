@@ -91,5 +91,8 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	if cliBin != "" {
+		os.RemoveAll(filepath.Dir(cliBin))
+	}
 	os.Exit(code)
 }
