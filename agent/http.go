@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -68,10 +69,14 @@ func (h httpAgent) Coordinates() (*coordinate.Coordinate, map[string]*coordinate
 // Info describes the agent for GET /v1/agent.
 func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 	a := h.a
-	cfg, err := json.Marshal(a.redactedConfig())
-	if err != nil {
+	// Encoded as the answer around it is: & < > as themselves.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a.redactedConfig()); err != nil {
 		return httpapi.AgentInfo{}, err
 	}
+	cfg := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	started := a.readiness.started
 	return httpapi.AgentInfo{
 		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),

@@ -194,3 +194,12 @@ func callWith(t *testing.T, method, addr, path string, body any, hdr map[string]
 	res.Body.Close()
 	return res.StatusCode
 }
+
+// GET /v1/agent shows the configuration as written: a tag's & stays &.
+func TestAgentConfigIsNotHTMLEscaped(t *testing.T) {
+	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.Tags = map[string]string{"team": "a&b"} })
+	raw := get(t, c.Agent(0).HTTPAddr(), "/v1/agent")
+	if !strings.Contains(raw, `"team":"a&b"`) || strings.Contains(raw, `\u0026`) {
+		t.Errorf("GET /v1/agent: %s", raw)
+	}
+}

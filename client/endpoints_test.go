@@ -69,7 +69,8 @@ func TestMetrics(t *testing.T) {
 func TestRegisterBroker(t *testing.T) {
 	f := newFakeAgent(t)
 	c := f.client(t)
-	f.answerWrite("PUT", "/v1/brokers", `{"masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
+	f.answerWrite("PUT", "/v1/brokers", `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerId":1,"addr":"10.0.0.2:10911",
+		"haAddr":"10.0.0.2:10912","topics":["TopicTest"],"ttl":"2m0s","masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
 	res, err := c.RegisterBroker(context.Background(), BrokerRegistration{
 		Cluster: "DefaultCluster", BrokerName: "broker-a", BrokerID: 1,
 		Addr: "10.0.0.2:10911", HAAddr: "10.0.0.2:10912",
@@ -79,7 +80,8 @@ func TestRegisterBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (RegisterBrokerResult{MasterAddr: "10.0.0.1:10911", HAServerAddr: "10.0.0.1:10912"}) {
+	if want := (RegisterBrokerResult{Cluster: "DefaultCluster", BrokerName: "broker-a", BrokerID: 1, Addr: "10.0.0.2:10911",
+		HAAddr: "10.0.0.2:10912", Topics: []string{"TopicTest"}, TTL: "2m0s", MasterAddr: "10.0.0.1:10911", HAServerAddr: "10.0.0.1:10912"}); !reflect.DeepEqual(res, want) {
 		t.Errorf("result %+v", res)
 	}
 	assertRequest(t, f.next(t), "PUT", "/v1/brokers", "", `{"cluster":"DefaultCluster","brokerName":"broker-a",

@@ -111,11 +111,20 @@ func (b *BrokerRegistration) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RegisterBrokerResult is the answer to PUT /v1/brokers, as RocketMQ's
-// RegisterBrokerResult: the broker name's current master.
+// RegisterBrokerResult is the answer to PUT /v1/brokers: the registration
+// as the agent took it (its topics' names, sorted; the TTL it applies) and,
+// for a slave whose master is registered, the master's addresses, as
+// RocketMQ's RegisterBrokerResult gives them (empty for a master).
 type RegisterBrokerResult struct {
-	MasterAddr   string `json:"masterAddr"`
-	HAServerAddr string `json:"haServerAddr"`
+	Cluster      string   `json:"cluster"`
+	BrokerName   string   `json:"brokerName"`
+	BrokerID     int64    `json:"brokerId"`
+	Addr         string   `json:"addr"`
+	HAAddr       string   `json:"haAddr,omitempty"`
+	Topics       []string `json:"topics"`
+	TTL          string   `json:"ttl,omitempty"`
+	MasterAddr   string   `json:"masterAddr,omitempty"`
+	HAServerAddr string   `json:"haServerAddr,omitempty"`
 }
 
 // TopicRoute is RocketMQ's TopicRouteData: where a topic's queues live.

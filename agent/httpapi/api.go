@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -52,7 +54,30 @@ func (s *Server) putBroker(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, asHTTPError(err)
 	}
-	return res, nil
+	ans := brokerAnswer{Cluster: reg.Cluster, BrokerName: reg.BrokerName, BrokerID: reg.BrokerID, Addr: reg.Addr, HAAddr: reg.HAAddr,
+		Topics: slices.Sorted(maps.Keys(reg.Topics)), MasterAddr: res.MasterAddr, HAServerAddr: res.HAServerAddr}
+	if ans.Topics == nil {
+		ans.Topics = []string{}
+	}
+	if ttl > 0 {
+		ans.TTL = ttl.String()
+	}
+	return ans, nil
+}
+
+// brokerAnswer is PUT /v1/brokers' answer: the registration as this agent
+// took it and, for a slave whose master is registered, the master's
+// addresses (what a NameServer's register result tells a slave).
+type brokerAnswer struct {
+	Cluster      string   `json:"cluster"`
+	BrokerName   string   `json:"brokerName"`
+	BrokerID     int64    `json:"brokerId"`
+	Addr         string   `json:"addr"`
+	HAAddr       string   `json:"haAddr,omitempty"`
+	Topics       []string `json:"topics"`
+	TTL          string   `json:"ttl,omitempty"`
+	MasterAddr   string   `json:"masterAddr,omitempty"`
+	HAServerAddr string   `json:"haServerAddr,omitempty"`
 }
 
 func (s *Server) deleteBroker(r *http.Request) (any, error) {

@@ -197,10 +197,14 @@ func jsonKind(kind string) string {
 	return kind
 }
 
+// writeJSON writes v with &, < and > as themselves (a Dubbo URL's
+// parameters read as written): answers are JSON for programs and people,
+// never HTML.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
 

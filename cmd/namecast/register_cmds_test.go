@@ -12,7 +12,7 @@ const brokerFile = `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerI
 
 func TestRegisterBroker(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("PUT /v1/brokers", 200, `{"masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
+	f.on("PUT /v1/brokers", 200, `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerId":1,"addr":"10.0.0.2:10911","topics":["TopicTest"],"ttl":"1m30s","masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
 	file := filepath.Join(t.TempDir(), "broker.json")
 	if err := os.WriteFile(file, []byte(brokerFile), 0o600); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestRegisterBroker(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("from stdin: exit %d, stderr %q", r.code, r.stderr)
 	}
-	assertJSON(t, r.stdout, `{"masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
+	assertJSON(t, r.stdout, `{"cluster":"DefaultCluster","brokerName":"broker-a","brokerId":1,"addr":"10.0.0.2:10911","topics":["TopicTest"],"ttl":"1m30s","masterAddr":"10.0.0.1:10911","haServerAddr":"10.0.0.1:10912"}`)
 	if body := f.last(t).body; !strings.Contains(body, `"ttl":"90s"`) {
 		t.Errorf("--ttl not sent: %s", body)
 	}
