@@ -163,6 +163,7 @@ func TestPages(t *testing.T) {
 			{"/ui/members", "agent-2", "narrow-members.png"},
 			{"/ui/topics/Shared", "broker-b", "narrow-topic.png"},
 			{"/ui/services/" + iface, "greeter-app", "narrow-service.png"},
+			{"/ui/apps/greeter-app", "192.0.2.30:20880", "narrow-app.png"},
 		} {
 			if err := tab.Open(a3.URL(p.path)); err != nil {
 				t.Fatal(err)
@@ -179,8 +180,8 @@ func TestPages(t *testing.T) {
 			}
 			var sw, w, links int
 			fmt.Sscanf(got, "%d,%d,%d", &sw, &w, &links)
-			if sw > w || links != 7 {
-				t.Errorf("%s at 390 px: page width %d for a %d px window, %d of 7 nav links on screen", p.path, sw, w, links)
+			if sw > w || links != 8 {
+				t.Errorf("%s at 390 px: page width %d for a %d px window, %d of 8 nav links on screen", p.path, sw, w, links)
 			}
 			png, err := tab.FullScreenshot()
 			if err != nil {
