@@ -1,6 +1,7 @@
 package nacos
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -9,7 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nacos-group/nacos-sdk-go/v2/clients"
+	"github.com/nacos-group/nacos-sdk-go/v2/clients/naming_client/naming_cache"
+	"github.com/nacos-group/nacos-sdk-go/v2/clients/naming_client/naming_grpc"
+	"github.com/nacos-group/nacos-sdk-go/v2/common/http_agent"
+	"github.com/nacos-group/nacos-sdk-go/v2/common/nacos_server"
 	"github.com/nacos-group/nacos-sdk-go/v2/model"
 	"github.com/nacos-group/nacos-sdk-go/v2/vo"
 
@@ -106,17 +110,32 @@ func figQuery(t *testing.T, doors []*nacos.Server, n, q int) {
 	if ok, err := prov.BatchRegisterInstance(vo.BatchRegisterInstanceParam{ServiceName: "providers:bench.Api:1.0.0:", Instances: insts}); !ok || err != nil {
 		t.Fatalf("batch register: %v %v", ok, err)
 	}
-	// A client that never subscribes: each SelectAllInstances is a
-	// request to the door.
-	cl, err := clients.NewNamingClient(vo.NacosClientParam{ClientConfig: clientConfig(t.TempDir()), ServerConfigs: serverConfigs(t, doors[1])})
+	// The client's own query path (NamingGrpcProxy.QueryInstancesOfService,
+	// a ServiceQueryRequest per call): SelectAllInstances would answer
+	// from the client's cache after the first call.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cc := clientConfig(t.TempDir())
+	srv, err := nacos_server.NewNacosServer(ctx, serverConfigs(t, doors[1]), *cc, &http_agent.HttpAgent{}, 5000, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.CloseClient()
+	proxy, err := naming_grpc.NewNamingGrpcProxy(ctx, *cc, srv, naming_cache.NewServiceInfoHolder("", cc.CacheDir, true, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.CloseClient()
+	query := func() (int, error) {
+		svc, err := proxy.QueryInstancesOfService("providers:bench.Api:1.0.0:", "DEFAULT_GROUP", "", 0, false)
+		if err != nil {
+			return 0, err
+		}
+		return len(svc.Hosts), nil
+	}
 	testutil.Eventually(t, 30*time.Second, func() error {
-		got, err := cl.SelectAllInstances(vo.SelectAllInstancesParam{ServiceName: "providers:bench.Api:1.0.0:"})
-		if err != nil || len(got) != n {
-			return fmt.Errorf("%d instances on agent 1, %v", len(got), err)
+		got, err := query()
+		if err != nil || got != n {
+			return fmt.Errorf("%d instances on agent 1, %v", got, err)
 		}
 		return nil
 	})
@@ -124,11 +143,11 @@ func figQuery(t *testing.T, doors []*nacos.Server, n, q int) {
 	start := time.Now()
 	for range q {
 		t0 := time.Now()
-		if _, err := cl.SelectAllInstances(vo.SelectAllInstancesParam{ServiceName: "providers:bench.Api:1.0.0:"}); err != nil {
+		if _, err := query(); err != nil {
 			t.Fatal(err)
 		}
 		took = append(took, time.Since(t0))
 	}
-	t.Logf("FIG instance list of %d providers from agent 1, one at a time (nacos-sdk-go SelectAllInstances): %s, %.0f ops/s",
+	t.Logf("FIG instance list of %d providers from agent 1, one at a time (nacos-sdk-go ServiceQueryRequest): %s, %.0f ops/s",
 		n, percentiles(took), float64(q)/time.Since(start).Seconds())
 }
