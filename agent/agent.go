@@ -107,8 +107,8 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startMetrics(); err != nil {
 		return err
 	}
-	if a.httpLn, err = net.Listen("tcp", a.cfg.HTTPAddr); err != nil {
-		return fmt.Errorf("HTTP API port %s: %w (another agent may hold it; pick another with --http HOST:PORT)", a.cfg.HTTPAddr, err)
+	if a.httpLn, err = a.listen("http", a.cfg.HTTPAddr, false); err != nil {
+		return err
 	}
 	if err := a.startGossip(); err != nil {
 		return err

@@ -118,6 +118,10 @@ type Config struct {
 	// TuneMemberlist, when set, adjusts the memberlist configuration last
 	// (tests inject transports and faster timings here).
 	TuneMemberlist func(*memberlist.Config) `json:"-"`
+	// Listen, when set, binds the listener of the door named by its flag
+	// ("http", "rocketmq", "zookeeper") at addr, instead of TCP: tests
+	// hand the doors in-memory listeners here (package agent, doors.go).
+	Listen func(door, addr string) (net.Listener, error) `json:"-"`
 	// Version is the binary's version, shown by GET /v1/agent; empty: the
 	// module version from the build info.
 	Version string `json:"-"`

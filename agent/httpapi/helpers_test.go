@@ -51,7 +51,7 @@ func startLone(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(ln); err != nil {
+	if err := s.Serve(ln); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })

@@ -95,7 +95,7 @@ type Server struct {
 	started atomic.Bool
 }
 
-// New checks cfg and builds the door. It serves nothing until Start.
+// New checks cfg and builds the door. It serves nothing until Serve.
 func New(cfg Config) (*Server, error) {
 	if cfg.Host == nil || cfg.Agent == nil {
 		return nil, errors.New("httpapi: Config.Host and Config.Agent are required")
@@ -117,10 +117,11 @@ func New(cfg Config) (*Server, error) {
 		metrics: cfg.Metrics, ttl: newTTLs(), ctx: ctx, cancel: cancel}, nil
 }
 
-// Start takes back the registrations restored at the agent's start (their
-// TTLs run on from where they were), then serves on ln until Close, which
-// closes ln.
-func (s *Server) Start(ln net.Listener) error {
+// Serve takes back the registrations restored at the agent's start (their
+// TTLs run on from where they were), then serves on ln, which the door
+// then owns (Close closes it), and returns at once: the agent binds its
+// doors' listeners (package agent says the contract).
+func (s *Server) Serve(ln net.Listener) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("httpapi: server already started")
 	}
@@ -163,7 +164,7 @@ func (s *Server) Start(ln net.Listener) error {
 }
 
 // Handler is what the door serves (tests call it without a listener);
-// nil before Start.
+// nil before Serve.
 func (s *Server) Handler() http.Handler {
 	if s.srv == nil {
 		return nil
@@ -172,7 +173,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Addr is the address the door listens on (with the real port), or ""
-// before Start.
+// before Serve.
 func (s *Server) Addr() string {
 	if s.ln == nil {
 		return ""

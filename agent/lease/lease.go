@@ -158,7 +158,8 @@ func (l Lease) Expired(now time.Time) bool {
 	return !l.Deadline.IsZero() && !now.Before(l.Deadline)
 }
 
-// Holder is what an agent offers its doors (agent.Agent implements it).
+// Holder is what an agent offers its doors (through package host; Store
+// implements it).
 type Holder interface {
 	// PutLease records or refreshes a lease (step 1 above), durably
 	// when the lease or its records are new; an error means it could not

@@ -1,6 +1,7 @@
-// Package listener holds what the agent's protocol doors (the RocketMQ and
-// ZooKeeper listeners) share below their protocols: the accept loop, with
-// the back-off net/http uses when accepting fails for a while.
+// Package listener holds what the agent's doors (the RocketMQ and
+// ZooKeeper ports) share below their protocols: the accept loop, with the
+// back-off net/http uses when accepting fails for a while, and an
+// in-memory listener for tests (Memory).
 package listener
 
 import (

@@ -152,8 +152,23 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start binds the listener and starts serving.
+// Start binds Config.Addr and serves on it (Serve).
 func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("RocketMQ NameServer port %s: %w (another NameServer or agent may hold it; pick another with --rocketmq HOST:PORT, or \"off\")", s.cfg.Addr, err)
+	}
+	if err := s.Serve(ln); err != nil {
+		ln.Close()
+		return err
+	}
+	return nil
+}
+
+// Serve serves on ln, which the Server then owns (Close closes it), and
+// returns at once: the agent binds its doors' listeners (package agent
+// says the contract), so tests can hand in in-memory ones.
+func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -162,10 +177,6 @@ func (s *Server) Start() error {
 	}
 	if s.ln != nil {
 		return errors.New("rocketmq: server already started")
-	}
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("RocketMQ NameServer port %s: %w (another NameServer or agent may hold it; pick another with --rocketmq HOST:PORT, or \"off\")", s.cfg.Addr, err)
 	}
 	s.ln = ln
 	s.reg.Table().OnChange(s.groupChanges.note)

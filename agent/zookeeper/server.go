@@ -201,15 +201,26 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start binds the listener, loads the tree from the table and starts
-// serving.
+// Start binds Config.Addr and serves on it (Serve).
 func (s *Server) Start() error {
-	if s.ln != nil {
-		return errors.New("zookeeper: server already started")
-	}
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("ZooKeeper port %s: %w (a ZooKeeper server or another agent may hold it; pick another address with --zookeeper HOST:PORT, or turn the door off with --zookeeper off)", s.cfg.Addr, err)
+	}
+	if err := s.Serve(ln); err != nil {
+		ln.Close()
+		return err
+	}
+	return nil
+}
+
+// Serve loads the tree from the table and serves on ln, which the Server
+// then owns (Close closes it), and returns at once: the agent binds its
+// doors' listeners (package agent says the contract), so tests can hand
+// in in-memory ones.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.ln != nil {
+		return errors.New("zookeeper: server already started")
 	}
 	s.ln = ln
 	s.table.OnChange(s.dirty.add)

@@ -20,16 +20,13 @@ func (a *Agent) startRocketMQ() error {
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(); err != nil {
+	// Off loopback is allowed, as a Java NameServer allows it, but the
+	// protocol has no authentication: say so where the operator will see
+	// it (docs/trust.md).
+	if err := a.openDoor("rocketmq", addr, srv, "the RocketMQ NameServer port is reachable from the network and has no authentication: anyone who connects can register brokers and change topics cluster-wide; bind it to 127.0.0.1 unless the network is trusted"); err != nil {
 		return err
 	}
 	a.rocketmq = srv
-	// Allowed, as a Java NameServer allows it, but the protocol has no
-	// authentication: say so where the operator will see it (docs/trust.md).
-	if host, _, _ := splitHostPort(addr); !isLoopback(host) {
-		a.log.Warn("the RocketMQ NameServer port is reachable from the network and has no authentication: anyone who connects can register brokers and change topics cluster-wide; bind it to 127.0.0.1 unless the network is trusted",
-			"rocketmq", srv.Addr())
-	}
 	return nil
 }
 

@@ -16,9 +16,8 @@ import (
 )
 
 // startHTTP serves the HTTP door (package httpapi) on the listener bound
-// at the start of Start (peers learn its address from our tags). It runs
-// before the restored leases no door claims are withdrawn: it claims its
-// own.
+// early in Start (peers learn its address from our tags). Like every door
+// it starts before the restored leases no door claims are withdrawn.
 func (a *Agent) startHTTP() error {
 	srv, err := httpapi.New(httpapi.Config{Host: a.host, Agent: httpAgent{a}, Node: a.cfg.NodeName,
 		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts,
@@ -26,7 +25,7 @@ func (a *Agent) startHTTP() error {
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(a.httpLn); err != nil {
+	if err := srv.Serve(a.httpLn); err != nil {
 		return err
 	}
 	a.http = srv

@@ -3,20 +3,7 @@ package agent
 import (
 	"sync/atomic"
 	"time"
-
-	"github.com/namecast/namecast/agent/host"
 )
-
-// Host is what the agent gives every door (package host): changes, views,
-// readiness and leases. Nil before Start.
-func (a *Agent) Host() host.Host { return a.host }
-
-// startHost makes the doors' host once gossip runs (its changes are
-// gossiped).
-func (a *Agent) startHost() {
-	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
-		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log})
-}
 
 // readyAfter bounds how long an agent that expects peers (join, retry-join,
 // discovery) answers "not ready" when it finds none.

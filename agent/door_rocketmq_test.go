@@ -11,7 +11,7 @@ import (
 
 // The agent serves the RocketMQ NameServer protocol on its configured
 // address, and not at all with "off".
-func TestRocketMQFrontend(t *testing.T) {
+func TestRocketMQDoor(t *testing.T) {
 	c := agenttest.Start(t, 1)
 	addr := c.Agent(0).RocketMQAddr()
 	if addr == "" {

@@ -28,14 +28,10 @@ func (a *Agent) startZooKeeper() error {
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(); err != nil {
+	if err := a.openDoor("zookeeper", addr, srv, "the ZooKeeper port is reachable from the network and enforces no ACLs: anyone who connects can register services and change rules cluster-wide; bind it to 127.0.0.1 unless the network is trusted"); err != nil {
 		return err
 	}
 	a.zookeeper = srv
-	if host, _, _ := splitHostPort(addr); !isLoopback(host) {
-		a.log.Warn("the ZooKeeper port is reachable from the network and enforces no ACLs: anyone who connects can register services and change rules cluster-wide; bind it to 127.0.0.1 unless the network is trusted",
-			"zookeeper", srv.Addr())
-	}
 	return nil
 }
 
