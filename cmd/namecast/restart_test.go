@@ -44,6 +44,9 @@ type proc struct {
 	cmd                  *exec.Cmd
 	log                  *syncBuffer
 	exited               chan struct{}
+	// wrap runs the agent under another command (nsenter into a mount
+	// namespace holding its data dir), which must exec it in place.
+	wrap []string
 }
 
 // freeAddr reserves a loopback port by binding it; the agent binds it again
@@ -76,7 +79,8 @@ func (p *proc) start() {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	p.cmd = exec.Command(exe, "-test.run=^$")
+	argv := append(append([]string{}, p.wrap...), exe, "-test.run=^$")
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = append(os.Environ(), agentChildEnv+"="+strings.Join(args, "\x1f"))
 	p.cmd.Stderr = p.log
 	p.cmd.Stdout = p.log
