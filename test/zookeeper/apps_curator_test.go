@@ -112,14 +112,20 @@ func TestCuratorReadsInstanceRegisteredOverHTTP(t *testing.T) {
 	if err != nil || st.EphemeralOwner == 0 {
 		t.Fatalf("agent B's %s: %v, ephemeralOwner %d", path, err, st.EphemeralOwner)
 	}
-	m, _, err := b.Get("/dubbo/mapping/" + iface)
-	if err != nil || string(m) != "demo-provider" {
-		t.Fatalf("agent B's mapping of %s: %q %v", iface, m, err)
-	}
-	meta, _, err := b.Get("/dubbo/metadata/demo-provider/" + in.Revision)
-	if err != nil || !strings.Contains(string(meta), `"name":"`+iface+`"`) {
-		t.Fatalf("agent B's metadata for revision %s: %s %v", in.Revision, meta, err)
-	}
+	// The mapping and metadata are rules, gossiped apart from the instance.
+	testutil.Eventually(t, 10*time.Second, func() error {
+		m, _, err := b.Get("/dubbo/mapping/" + iface)
+		if err != nil || string(m) != "demo-provider" {
+			return errorf("agent B's mapping of %s: %q %v", iface, m, err)
+		}
+		for _, p := range []string{"/dubbo/metadata/demo-provider/" + in.Revision, "/dubbo/demo-provider/" + in.Revision} {
+			meta, _, err := b.Get(p)
+			if err != nil || !strings.Contains(string(meta), `"name":"`+iface+`"`) {
+				return errorf("agent B's %s: %s %v", p, meta, err)
+			}
+		}
+		return nil
+	})
 
 	// The reference: the same bytes as an ephemeral znode of ZooKeeper 3.8.
 	z := startRealZK(t)
