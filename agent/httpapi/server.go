@@ -1,5 +1,6 @@
 // Package httpapi is the agent's HTTP door: the JSON API under /v1/ (the
-// registrations of brokers and Dubbo URLs made over it, with their TTLs,
+// registrations of brokers, Dubbo URLs and Dubbo 3 application instances
+// made over it, with their TTLs,
 // and the views of the replicated table, as blocking queries), the web UI
 // and /metrics, behind the guard against web pages (guard.go).
 //
