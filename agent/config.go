@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/internal/memlimit"
 )
 
@@ -211,8 +212,16 @@ func (c *Config) validate() error {
 	if c.ZooKeeperDeleteHold < 0 {
 		return fmt.Errorf("zookeeper_delete_hold %v must not be negative", time.Duration(c.ZooKeeperDeleteHold))
 	}
+	// Zero means the default; the default is written in, so /v1/agent and
+	// the web UI show the value in force, not 0s.
 	if c.ZooKeeperGrace == 0 {
 		c.ZooKeeperGrace = Duration(DefaultZooKeeperGrace)
+	}
+	if c.ZooKeeperDeleteHold == 0 {
+		c.ZooKeeperDeleteHold = Duration(zookeeper.DefaultDeleteHold)
+	}
+	if c.RulesLimit == 0 {
+		c.RulesLimit = DefaultRulesLimit
 	}
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)

@@ -1,0 +1,27 @@
+package agent
+
+import (
+	"testing"
+	"time"
+
+	"github.com/namecast/namecast/agent/zookeeper"
+)
+
+// TestConfigShowsDefaultsInForce: a setting left at zero reads as the
+// default the agent runs with, so /v1/agent and the web UI's Agent page
+// never show zookeeper_delete_hold 0s while 500ms is in force.
+func TestConfigShowsDefaultsInForce(t *testing.T) {
+	c := Config{NodeName: "n", BindAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(c.ZooKeeperDeleteHold); got != zookeeper.DefaultDeleteHold {
+		t.Errorf("zookeeper_delete_hold = %v, want the default %v", got, zookeeper.DefaultDeleteHold)
+	}
+	if c.RulesLimit != DefaultRulesLimit {
+		t.Errorf("rules_limit = %d, want the default %d", c.RulesLimit, DefaultRulesLimit)
+	}
+	if got := time.Duration(c.ZooKeeperGrace); got != DefaultZooKeeperGrace {
+		t.Errorf("zookeeper_grace = %v, want the default %v", got, DefaultZooKeeperGrace)
+	}
+}
