@@ -32,6 +32,9 @@ type Member struct {
 	Addr   string            `json:"addr"`
 	Status Status            `json:"status"`
 	Tags   map[string]string `json:"tags"`
+	// Since is when this agent saw the member take its status, on this
+	// agent's clock: how long a dead member has been dead.
+	Since time.Time `json:"since"`
 }
 
 type member struct {
@@ -251,7 +254,7 @@ func (g *Gossip) Members() []Member {
 	for name, m := range g.members {
 		tags := map[string]string{}
 		_ = json.Unmarshal(m.meta, &tags) // a member with unreadable tags is still a member
-		out = append(out, Member{Name: name, Addr: m.addr, Status: m.status, Tags: tags})
+		out = append(out, Member{Name: name, Addr: m.addr, Status: m.status, Tags: tags, Since: m.since.UTC().Truncate(time.Millisecond)})
 	}
 	g.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
