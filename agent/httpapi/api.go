@@ -97,6 +97,9 @@ func (s *Server) deleteBroker(r *http.Request) (any, error) {
 }
 
 func (s *Server) getTopics(r *http.Request) (any, error) {
+	if r.URL.Query().Has("detail") {
+		return map[string][]TopicSummary{"topics": s.topicSummaries()}, nil
+	}
 	return map[string][]string{"topics": nonNil(s.table.Topics())}, nil
 }
 

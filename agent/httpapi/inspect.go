@@ -72,12 +72,18 @@ func (s *Server) getCoordinates(r *http.Request) (any, error) {
 
 func (s *Server) getOrigins(r *http.Request) (any, error) { return s.table.OriginStats(), nil }
 
-// Rule is one entry of GET /v1/rules: a Dubbo dynamic=false URL or a
-// RocketMQ KV config entry, with the write that made it.
+// Rule is one entry of GET /v1/rules: a record of the cluster-wide rules
+// (routes.RulesOrigin) with the write that made it. Every such record is
+// listed, so the count /v1/origins gives "~rules" is this list's length:
+// Dubbo dynamic=false URLs ("url"), RocketMQ KV config ("kv"), and
+// ZooKeeper persistent nodes ("znode": Dubbo's service-name mapping,
+// config and metadata).
 type Rule struct {
-	Kind      string `json:"kind"` // "url" or "kv"
-	Key       string `json:"key"`
-	Time      uint64 `json:"time"`
+	Kind string `json:"kind"` // "url", "kv", "znode", or "other"
+	Key  string `json:"key"`
+	// Time is the write's Lamport time, a string: it passes 2^53, past
+	// what a JavaScript number holds exactly.
+	Time      uint64 `json:"time,string"`
 	Writer    string `json:"writer"`
 	Interface string `json:"interface,omitempty"`
 	Category  string `json:"category,omitempty"`
@@ -85,6 +91,11 @@ type Rule struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Value     string `json:"value,omitempty"`
+	// A znode's path, its data as text (null: none), and when it was
+	// last written, in ms since the epoch on the writing agent's clock.
+	Path  string  `json:"path,omitempty"`
+	Data  *string `json:"data,omitempty"`
+	Mtime int64   `json:"mtime,omitempty"`
 }
 
 func (s *Server) getRules(r *http.Request) (any, error) {
@@ -96,8 +107,14 @@ func (s *Server) getRules(r *http.Request) (any, error) {
 			rule.Kind, rule.Interface, rule.Category, rule.URL = "url", rec.URL.Interface, rec.URL.Category, rec.URL.URL
 		case rec.KV != nil:
 			rule.Kind, rule.Namespace, rule.Name, rule.Value = "kv", rec.KV.Namespace, rec.KV.Key, rec.KV.Value
+		case rec.Znode != nil:
+			rule.Kind, rule.Path, rule.Mtime = "znode", rec.Znode.Path, rec.Znode.Mtime
+			if rec.Znode.Data != nil {
+				data := string(rec.Znode.Data)
+				rule.Data = &data
+			}
 		default:
-			continue
+			rule.Kind = "other"
 		}
 		out = append(out, rule)
 	}

@@ -49,6 +49,9 @@ func asHTTPError(err error) error {
 }
 
 func (s *Server) getServices(r *http.Request) (any, error) {
+	if r.URL.Query().Has("detail") {
+		return map[string][]ServiceSummary{"services": s.serviceSummaries()}, nil
+	}
 	return map[string][]string{"services": nonNil(s.table.Services())}, nil
 }
 

@@ -15,9 +15,24 @@ import (
 func wholeTable(*http.Request) routes.Watch { return nil }
 
 func (s *Server) membersView(*http.Request) routes.Watch  { return routes.WatchMembers }
-func (s *Server) topicsView(*http.Request) routes.Watch   { return routes.WatchTopics }
 func (s *Server) clustersView(*http.Request) routes.Watch { return routes.WatchClusters }
-func (s *Server) servicesView(*http.Request) routes.Watch { return routes.WatchServices }
+
+// With ?detail the lists carry queue counts and URL counts (summaries.go),
+// which change without the set of names changing: they watch the whole
+// table.
+func (s *Server) topicsView(r *http.Request) routes.Watch {
+	if r.URL.Query().Has("detail") {
+		return wholeTable(r)
+	}
+	return routes.WatchTopics
+}
+
+func (s *Server) servicesView(r *http.Request) routes.Watch {
+	if r.URL.Query().Has("detail") {
+		return wholeTable(r)
+	}
+	return routes.WatchServices
+}
 
 func (s *Server) topicView(r *http.Request) routes.Watch {
 	return s.table.WatchTopicRoute(r.PathValue("topic"))
