@@ -1,7 +1,7 @@
 // dom.js builds the page. Everything the cluster holds (topics, URLs, tags,
 // names) is data from the network: it reaches the page only through text()
 // — a text node — and never as HTML. Attributes are set one by one, and a
-// link may only point inside the UI.
+// link may only point inside the UI or at this agent's API (/v1/, /metrics).
 
 // text renders any value as text: the one way registry strings reach the page.
 export function text(v) {
@@ -32,7 +32,7 @@ function setAttrs(el, attrs) {
       el.addEventListener(k.slice(2), v);
       continue;
     }
-    if (k === 'href' && !String(v).startsWith('/ui/')) {
+    if (k === 'href' && !String(v).startsWith('/ui/') && !/^\/(v1\/|metrics$)/.test(String(v))) {
       throw new Error('link outside the UI refused: ' + v);
     }
     el.setAttribute(k, v === true ? '' : String(v));
@@ -61,7 +61,16 @@ export function link(path, label) {
   return h('a', {href: path}, label);
 }
 
+// table is a data table. Each cell is labelled with its column's header
+// (data-label): on a narrow screen the stylesheet stacks every row into a
+// card of label: value lines, so no column is past the right edge.
 export function table(headers, rows, attrs) {
+  for (const tr of rows.flat()) {
+    if (!(tr instanceof Element)) continue;
+    [...tr.children].forEach((td, i) => {
+      if (!td.hasAttribute('data-label')) td.setAttribute('data-label', headers[i] || '');
+    });
+  }
   return h('div', {class: 'scroll'}, h('table', attrs,
     h('thead', null, h('tr', null, headers.map((x) => h('th', null, x)))),
     h('tbody', null, rows)));

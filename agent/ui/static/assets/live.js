@@ -54,8 +54,19 @@ export async function get(path, signal, params) {
 // their own, such as round-trip estimates). A burst of changes is taken in
 // one fetch: the next query starts after the view is drawn. Ends when
 // signal aborts.
+//
+// With ?once in the page's address the view is drawn once and no query is
+// held open: a tool that waits for the network to go quiet (a headless
+// screenshot with --virtual-time-budget, a crawler) would otherwise wait
+// forever, since a live page always has its blocking query open.
 export function watch(sources, render, signal, opts = {}) {
   const wait = opts.wait || '60s';
+  if (new URLSearchParams(location.search).has('once')) {
+    const data = {};
+    Promise.all(Object.entries(sources).map(async ([name, path]) => { data[name] = await get(path, signal); }))
+      .then(() => { if (!signal.aborted) { setLost(null); render(data); } }, (err) => { if (!signal.aborted) setLost(err); });
+    return;
+  }
   (async () => {
     let index = '';
     let backoff = 250;

@@ -6,6 +6,17 @@ import {watch, serverNow} from '../live.js';
 import {ms, age, num, matches, redact} from '../fmt.js';
 import {searchBox, select, section} from '../widgets.js';
 
+// state says how long a member has been what it is: an alive member's
+// uptime (its incarnation is its start time, on its own clock), a dead or
+// departed one's time since this agent saw it go (since, on this agent's).
+function state(m, inc, now) {
+  if (m.status !== 'alive') {
+    const since = Date.parse(m.since || '');
+    return Number.isNaN(since) ? m.status : m.status + ' ' + age(since, now);
+  }
+  return inc > 1e15 ? 'up ' + age(inc / 1e6, now) : '—';
+}
+
 export default function members({main, signal, title}) {
   title('Members');
   let data = null;
@@ -33,12 +44,13 @@ export default function members({main, signal, title}) {
           .map(([k, v]) => h('span', {class: 'tag'}, k + '=' + redact(k, v)));
         return h('tr', {'data-member': m.name, class: m.status},
           h('td', null, m.name), h('td', null, badge(m.status)), h('td', {class: 'mono'}, m.addr),
-          h('td', {class: 'num'}, ms(c.rttMs)), h('td', {class: 'num'}, m.status === 'alive' ? num(records.get(m.name) || 0) : '—'),
-          h('td', {class: 'num', title: 'incarnation ' + (m.tags || {}).inc + ' (the start time on that host\'s clock)'},
-            inc > 1e15 ? age(inc / 1e6, now) : '—'),
+          h('td', {class: 'num'}, m.status === 'alive' ? ms(c.rttMs) : '—'),
+          h('td', {class: 'num'}, m.status === 'alive' ? num(records.get(m.name) || 0) : '—'),
+          h('td', {class: 'num', title: m.status === 'alive' ? 'incarnation ' + (m.tags || {}).inc + ' (the start time on that host\'s clock)'
+            : 'since this agent saw it ' + m.status}, state(m, inc, now)),
           h('td', null, tags));
       });
-    replace(list, rows.length ? table(['Name', 'Status', 'Address', 'RTT', 'Records', 'Started', 'Tags'], rows, {id: 'members'})
+    replace(list, rows.length ? table(['Name', 'Status', 'Address', 'RTT', 'Records', 'How long', 'Tags'], rows, {id: 'members'})
       : h('p', {class: 'empty'}, 'No member matches.'));
     replace(map, drawMap(data.members.body, coords, data.coords.body[0]));
   }

@@ -1,8 +1,10 @@
-// Topics: every topic with a route. Lists can be long (10,000 topics), so
-// only the first rows matching the filter are built, more on request.
-import {h, replace, link} from '../dom.js';
+// Topics: every topic with a route, with the clusters and broker groups
+// that serve it, its queues and permissions (as RocketMQ Dashboard's topic
+// list). Lists can be long (10,000 topics), so only the first rows matching
+// the filter are built, more on request.
+import {h, replace, link, table} from '../dom.js';
 import {watch} from '../live.js';
-import {num, matches, enc} from '../fmt.js';
+import {num, matches, enc, perm} from '../fmt.js';
 import {searchBox} from '../widgets.js';
 
 const PAGE = 500;
@@ -25,18 +27,21 @@ export default function topics({main, signal, title}) {
     list);
 
   function draw() {
-    const shown = all.filter((t) => (showSystem || !system.test(t)) && matches(q, t));
+    const shown = all.filter((t) => (showSystem || !system.test(t.topic)) && matches(q, t.topic, ...t.clusters, ...t.brokers));
     replace(count, num(shown.length) + (shown.length === all.length ? '' : ' of ' + num(all.length)));
     if (!shown.length) {
       replace(list, h('p', {class: 'empty'}, all.length ? 'No topic matches.' : 'No topics yet: register a broker.'));
       return;
     }
     const more = shown.length - limit;
-    replace(list, h('ul', {class: 'names', id: 'topics'}, shown.slice(0, limit).map((t) =>
-      h('li', null, link('/ui/topics/' + enc(t), t)))),
+    replace(list, table(['Topic', 'Cluster', 'Broker groups', 'Queues (read / write)', 'Perm'], shown.slice(0, limit).map((t) =>
+      h('tr', {'data-topic': t.topic}, h('td', null, link('/ui/topics/' + enc(t.topic), t.topic)),
+        h('td', null, t.clusters.join(', ')), h('td', null, t.brokers.join(', ')),
+        h('td', {class: 'num'}, num(t.readQueues) + ' / ' + num(t.writeQueues)),
+        h('td', {class: 'mono'}, t.perms.map(perm).join(' ')))), {id: 'topics'}),
     more > 0 ? h('button', {type: 'button', onclick: () => { limit += PAGE * 4; draw(); }},
       'Show more (' + num(more) + ' not shown)') : null);
   }
 
-  watch({topics: '/v1/topics'}, (d) => { all = d.topics.body.topics; draw(); }, signal);
+  watch({topics: '/v1/topics?detail'}, (d) => { all = d.topics.body.topics; draw(); }, signal);
 }
