@@ -77,7 +77,7 @@ func TestPages(t *testing.T) {
 			{"/ui/apps", []string{"greeter-app", iface}},
 			{"/ui/apps/greeter-app", []string{"192.0.2.30:20880", "agent-1", "dubbo.metadata.revision", "exports " + iface}},
 			{"/ui/rules", []string{"agent-1\nincarnation ", "agent-2\nincarnation ", "configurators", "routers", "host=192.0.2.9"}},
-			{"/ui/agent", []string{"agent-3", "http_token", "<redacted>", "memberlist"}},
+			{"/ui/agent", []string{"agent-3", "http_token", "<redacted>", "in this agent's table", "per second, applied from gossip", "zookeeper_delete_hold\t500ms"}},
 		} {
 			if err := tab.Open(a3.URL(p.path)); err != nil {
 				t.Fatal(err)
@@ -155,6 +155,10 @@ func TestPages(t *testing.T) {
 		t.Logf("topic shown %v after its registration returned", time.Since(start).Round(time.Millisecond))
 	})
 
+	t.Run("ListColumns", func(t *testing.T) { testListColumns(t, a3) })
+	t.Run("TruthfulRules", func(t *testing.T) { testTruthfulRules(t, a3) })
+	t.Run("Narrow390Fits", func(t *testing.T) { testNarrowFits(t, a3) })
+
 	t.Run("Narrow390", func(t *testing.T) {
 		tab := newTab(t, 390, 844)
 		dir := artifactDir(t)
@@ -171,17 +175,18 @@ func TestPages(t *testing.T) {
 			if err := tab.WaitFor(containsAll([]string{p.want}), 15*time.Second); err != nil {
 				t.Fatal(err)
 			}
-			// Usable: the page does not scroll sideways (wide tables scroll
-			// in their own box) and every navigation link is on screen.
+			// Usable: the page does not scroll sideways and every navigation
+			// link is on screen (Narrow390Fits checks every element).
 			got, err := harness.Eval[string](tab, `[document.documentElement.scrollWidth, window.innerWidth,
-				[...document.querySelectorAll('#nav a')].filter((a) => { const r = a.getBoundingClientRect(); return r.right <= window.innerWidth && r.width > 0; }).length].join(',')`)
+				[...document.querySelectorAll('#nav a')].filter((a) => { const r = a.getBoundingClientRect(); return r.right <= window.innerWidth && r.width > 0; }).length,
+				document.querySelectorAll('#nav a').length].join(',')`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var sw, w, links int
-			fmt.Sscanf(got, "%d,%d,%d", &sw, &w, &links)
-			if sw > w || links != 8 {
-				t.Errorf("%s at 390 px: page width %d for a %d px window, %d of 8 nav links on screen", p.path, sw, w, links)
+			var sw, w, links, all int
+			fmt.Sscanf(got, "%d,%d,%d,%d", &sw, &w, &links, &all)
+			if sw > w || links != all || all < 8 {
+				t.Errorf("%s at 390 px: page width %d for a %d px window, %d of %d nav links on screen", p.path, sw, w, links, all)
 			}
 			png, err := tab.FullScreenshot()
 			if err != nil {
@@ -193,6 +198,8 @@ func TestPages(t *testing.T) {
 		}
 		t.Logf("screenshots at 390 px in %s", dir)
 	})
+
+	t.Run("DeadMemberSaysSince", func(t *testing.T) { testDeadMemberSaysSince(t, c) })
 }
 
 // containsAll is a JavaScript predicate: the view's text holds every string.

@@ -1,7 +1,9 @@
 // Command screenshots regenerates the README's pictures of the web UI from
-// a real cluster: three agent processes built from this checkout, a few
-// brokers, services and rules registered through agents 1 and 2, each page
-// photographed on agent 3 in headless Chromium.
+// a real cluster: four agent processes built from this checkout, a few
+// brokers, services, an application and rules registered through agents 1
+// and 2, agent 4 killed (a dead member), and every page photographed on
+// agent 3 in headless Chromium at 1280 px (NAME.png) and 390 px
+// (NAME-narrow.png).
 //
 //	cd test/browser && go run ./cmd/screenshots -out ../../docs/ui
 package main
@@ -39,7 +41,7 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	c, err := harness.Start(bin, 3, func(i int) []string {
+	c, err := harness.Start(bin, 4, func(i int) []string {
 		return []string{"--tag", fmt.Sprintf("zone=zone-%c", 'a'+i-1), "--tag", "role=broker-host"}
 	})
 	if err != nil {
@@ -49,29 +51,36 @@ func run(out string) error {
 	if err := register(c); err != nil {
 		return err
 	}
+	c.Kill(4)
 	ctx, cancel, err := harness.Browser(context.Background())
 	if err != nil {
 		return err
 	}
 	defer cancel()
 	a3 := c.Agents[2]
-	for _, s := range []struct {
-		path, wait, file string
-		width            int64
-	}{
-		{"/ui/", "5 broker groups", "overview.png", 1200},
-		{"/ui/members", "ms", "members.png", 1200},
-		{"/ui/topics/Orders", "broker-b", "topic.png", 1200},
-		{"/ui/services/com.example.Greeter", "greeter-app", "service.png", 1200},
-		{"/ui/rules", "configurators", "rules.png", 1200},
-		{"/ui/clusters", "AnalyticsCluster", "clusters.png", 1200},
-		{"/ui/agent", "memberlist", "agent.png", 1200},
-		{"/ui/members", "ms", "members-narrow.png", 390},
+	for _, s := range []struct{ path, wait, name string }{
+		{"/ui/", "5 broker groups", "overview"},
+		{"/ui/members", "dead ", "members"},
+		{"/ui/topics", "ClickStream", "topics"},
+		{"/ui/topics/Orders", "broker-b", "topic"},
+		{"/ui/clusters", "AnalyticsCluster", "clusters"},
+		{"/ui/services", "com.example.Billing", "services"},
+		{"/ui/services/com.example.Greeter", "greeter-app", "service"},
+		{"/ui/apps", "greeter-app", "apps"},
+		{"/ui/apps/greeter-app", "10.0.1.40", "app"},
+		{"/ui/rules", "/dubbo/mapping/", "rules"},
+		{"/ui/agent", "per second, applied from gossip", "agent"},
 	} {
-		if err := shoot(ctx, a3.URL(s.path), s.wait, filepath.Join(out, s.file), s.width); err != nil {
-			return fmt.Errorf("%s: %w", s.path, err)
+		for _, w := range []struct {
+			width  int64
+			suffix string
+		}{{1280, ""}, {390, "-narrow"}} {
+			file := filepath.Join(out, s.name+w.suffix+".png")
+			if err := shoot(ctx, a3.URL(s.path), s.wait, file, w.width); err != nil {
+				return fmt.Errorf("%s at %d px: %w", s.path, w.width, err)
+			}
+			log.Printf("wrote %s", file)
 		}
-		log.Printf("wrote %s", filepath.Join(out, s.file))
 	}
 	return nil
 }
@@ -96,6 +105,8 @@ func register(c *harness.Cluster) error {
 		{a1, "/v1/urls", harness.URL("override://0.0.0.0/com.example.Greeter?category=configurators&dynamic=false&weight=50&application=greeter-app")},
 		{a2, "/v1/urls", harness.URL("condition://0.0.0.0/com.example.Greeter?category=routers&dynamic=false&rule=host%3D10.0.2.31%3D%3Ehost%3D10.0.2.21&priority=1")},
 		{a1, "/v1/urls", harness.URL("dubbo://10.0.1.22:20881/com.example.Billing?application=billing&version=2.0.0&methods=charge,refund")},
+		{a1, "/v1/apps/greeter-app/instances", map[string]any{"address": "10.0.1.40", "port": 20880,
+			"interfaces": []string{"com.example.Greeter"}, "metadata": map[string]string{"region": "eu-west"}}},
 	}
 	for _, s := range steps {
 		if err := s.a.Put(s.path, s.body); err != nil {
@@ -114,7 +125,7 @@ func shoot(browser context.Context, url, wait, file string, width int64) error {
 	if err := tab.Open(url); err != nil {
 		return err
 	}
-	// Wait for the data, then for RTT estimates to settle a little.
+	// Wait for the data.
 	if err := tab.WaitFor(fmt.Sprintf(`document.getElementById('view').innerText.includes(%q)`, wait), 30*time.Second); err != nil {
 		return err
 	}
