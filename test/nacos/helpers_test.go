@@ -25,7 +25,7 @@ import (
 const grace = 500 * time.Millisecond
 
 // cluster starts n agents with a Nacos door on each (the agent is the
-// door's Registry) and returns the doors.
+// door's Host) and returns the doors.
 func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	t.Helper()
 	c := agenttest.Start(t, n)
