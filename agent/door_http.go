@@ -19,7 +19,7 @@ import (
 // early in Start (peers learn its address from our tags). Like every door
 // it starts before the restored leases no door claims are withdrawn.
 func (a *Agent) startHTTP() error {
-	srv, err := httpapi.New(httpapi.Config{Host: a.host, Agent: httpAgent{a}, Node: a.cfg.NodeName,
+	srv, err := httpapi.New(httpapi.Config{Host: a.host.For("http"), Agent: httpAgent{a}, Node: a.cfg.NodeName,
 		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts,
 		Logger: a.log, Metrics: a.metrics})
 	if err != nil {

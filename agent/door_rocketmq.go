@@ -13,7 +13,7 @@ func (a *Agent) startRocketMQ() error {
 	}
 	srv, err := rocketmq.NewServer(rocketmq.Config{
 		Addr:    addr,
-		Host:    a.host,
+		Host:    a.host.For("rocketmq"),
 		Logger:  a.cfg.Logger.With("node", a.cfg.NodeName),
 		Metrics: a.metrics,
 	})

@@ -20,7 +20,7 @@ func (a *Agent) startZooKeeper() error {
 		Grace:          time.Duration(a.cfg.ZooKeeperGrace),
 		DeleteHold:     time.Duration(a.cfg.ZooKeeperDeleteHold),
 		MaxClientConns: a.cfg.ZooKeeperMaxClientConns,
-		Host:           a.host,
+		Host:           a.host.For("zookeeper"),
 		ReadyWait:      readyAfter,
 		Logger:         a.cfg.Logger.With("node", a.cfg.NodeName),
 		Metrics:        a.metrics,

@@ -1,0 +1,41 @@
+package host
+
+import "github.com/namecast/namecast/routes"
+
+// A record on an agent may be held by more than one holder: a RocketMQ
+// connection, an HTTP registration with its TTL, a ZooKeeper session, a
+// lease restored at start. Each holder is a lease (package lease), and a
+// door drops its holder's lease before it withdraws what the lease
+// covered. A record is withdrawn from this agent only when its last
+// holder lets go: a withdrawal through one door leaves the records a
+// lease of another door still covers (a URL created over ZooKeeper and
+// registered over HTTP with a TTL outlives the session until the TTL runs
+// out).
+
+// For is the Host given to the door named door (its leases' Door): the
+// same host, whose Apply keeps what another door's lease still holds.
+func (h *Local) For(door string) Host { return &doorHost{Local: h, door: door} }
+
+type doorHost struct {
+	*Local
+	door string
+}
+
+// Apply changes this agent's own records as Local.Apply does, except that
+// a delete of a record another door still holds is left out: ok is then
+// true, as the door's own hold is gone.
+func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
+	kept := 0
+	if len(deletes) > 0 {
+		own := deletes[:0:0]
+		for _, k := range deletes {
+			if d.leases.HeldByOtherDoor(k, d.door) {
+				kept++
+				continue
+			}
+			own = append(own, k)
+		}
+		deletes = own
+	}
+	return d.Local.Apply(puts, deletes) || kept > 0
+}
