@@ -32,7 +32,7 @@ type Gossip struct {
 	streams *limitedTransport // bounds incoming streams (streams.go)
 	queue   *memberlist.TransmitLimitedQueue
 	light   *memberlist.TransmitLimitedQueue // relays of direct pushes (direct.go)
-	queueMu sync.Mutex                       // serialises enqueue's add-then-prune
+	queueMu sync.Mutex                       // serialises enqueue's prune-then-add, and QueuedBroadcasts' read
 	push    budget                           // eager pushes (push.go)
 	direct  budget                           // direct pushes (direct.go)
 	askJoin budget                           // summaries sent to members seen joining (members.go)
@@ -244,8 +244,16 @@ func (g *Gossip) announce(origin string) {
 	g.m.IncrCounter([]string{"gossip", "notices", "queued"}, 1)
 }
 
-// QueuedBroadcasts is the number of messages waiting to be gossiped.
-func (g *Gossip) QueuedBroadcasts() int { return g.queue.NumQueued() + g.light.NumQueued() }
+// QueuedBroadcasts is the number of messages waiting to be gossiped. Both
+// queues are read under queueMu, as enqueue changes them: an enqueue that
+// prunes one queue to add to the other would otherwise show a reader the
+// first before its prune and the second after its add, one over the bound
+// that holds (memberlist's own sends only ever shrink them).
+func (g *Gossip) QueuedBroadcasts() int {
+	g.queueMu.Lock()
+	defer g.queueMu.Unlock()
+	return g.queue.NumQueued() + g.light.NumQueued()
+}
 
 // Leave announces our departure (peers drop our records at once instead of
 // waiting for failure detection), then waits up to timeout for it to spread.

@@ -36,3 +36,42 @@ func TestQueueStaysBounded(t *testing.T) {
 		t.Errorf("the newest change (%q) was pruned", newest)
 	}
 }
+
+// QueuedBroadcasts reads both queues as one: an enqueue that prunes the
+// full queue to add to the light one never shows a reader the full queue
+// before the prune and the light one after the add (limit + 1: agent's
+// TestChurnStaysBounded once read 1025 over a bound of 1024).
+func TestQueuedBroadcastsNeverReadsOverTheBound(t *testing.T) {
+	g := newUnstarted(t, "me")
+	limit := g.cfg.MaxQueuedBroadcasts
+	for i := range limit {
+		g.enqueue(g.queue, &broadcast{name: fmt.Sprint("full", i), msg: []byte("x")})
+	}
+	done := make(chan struct{})
+	most := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				most <- n
+				return
+			default:
+				n = max(n, g.QueuedBroadcasts())
+			}
+		}
+	}()
+	// Each light add prunes one from the full queue (the light queue is
+	// pruned first, so it is emptied every other round).
+	for i := range 20000 {
+		if i%2 == 0 && g.light.NumQueued() > 0 { // Prune panics on a queue never used
+			g.light.Prune(0)
+		}
+		g.enqueue(g.light, &broadcast{name: fmt.Sprint("light", i), msg: []byte("x")})
+		g.enqueue(g.queue, &broadcast{name: fmt.Sprint("full+", i), msg: []byte("x")})
+	}
+	close(done)
+	if n := <-most; n > limit {
+		t.Fatalf("QueuedBroadcasts read %d, over the bound of %d", n, limit)
+	}
+}
