@@ -314,10 +314,14 @@ func (g *Gossip) Shutdown() error {
 	return err
 }
 
-// LocalAddr is the address memberlist advertises for us.
+// LocalAddr is the address memberlist advertises for us, as our own table
+// recorded it when memberlist announced us: memberlist's LocalNode points
+// at a node it rewrites (UpdateNode on a new incarnation), see nodes.go.
 func (g *Gossip) LocalAddr() string {
-	if ml := g.ml.Load(); ml != nil {
-		return ml.LocalNode().Address()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if m := g.members[g.name]; m != nil {
+		return m.addr
 	}
 	return ""
 }

@@ -92,12 +92,16 @@ func (g *Gossip) reannounce(now time.Time) {
 	if !grown && !refresh {
 		return
 	}
+	// Addresses from our own table under its lock, not from memberlist's
+	// nodes, whose Addr and Port it rewrites (see nodes.go).
 	var to []string
-	for _, n := range ml.Members() {
-		if _, known := l.known[n.Name]; known != grown && n.Name != g.name {
-			to = append(to, nodeAddr(n))
+	g.mu.Lock()
+	for name, m := range g.members {
+		if _, known := l.known[name]; known != grown && name != g.name && m.status == StatusAlive {
+			to = append(to, m.addr)
 		}
 	}
+	g.mu.Unlock()
 	if len(to) == 0 {
 		return
 	}
