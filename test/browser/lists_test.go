@@ -83,7 +83,8 @@ func testTruthfulRules(t *testing.T, a3 *harness.Agent) {
 }
 
 // At 390 px every page fits: no element of the view is past the right edge,
-// and nothing is hidden in a box that scrolls sideways.
+// nothing is hidden in a box that scrolls sideways, and no column is
+// squeezed to a sliver a letter wide.
 func testNarrowFits(t *testing.T, a3 *harness.Agent) {
 	tab := newTab(t, 390, 844)
 	for _, p := range []struct{ path, want string }{
@@ -111,6 +112,7 @@ func testNarrowFits(t *testing.T, a3 *harness.Agent) {
 			for (const e of document.querySelectorAll('#view *')) {
 				const r = e.getBoundingClientRect();
 				if (r.width > 0 && r.right > w + 0.5) out.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' "' + (e.innerText || e.textContent || '').slice(0, 40) + '" ends at ' + Math.round(r.right));
+				if ((e.tagName === 'TD' || e.tagName === 'TH') && r.width > 0 && r.width < 48 && (e.innerText || '').trim().length > 8) out.push(e.tagName.toLowerCase() + ' "' + e.innerText.slice(0, 20) + '" squeezed to ' + Math.round(r.width) + ' px');
 				if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible' && e.clientWidth > 0) out.push(e.tagName.toLowerCase() + '.' + e.className + ' scrolls sideways');
 			}
 			if (document.documentElement.scrollWidth > w) out.push('the page is ' + document.documentElement.scrollWidth + ' px wide');
