@@ -178,6 +178,9 @@ func (h *Local) TopicRoute(topic string) (routes.TopicRoute, bool) {
 // cluster.
 func (h *Local) Ready() bool { return h.cfg.Ready == nil || h.cfg.Ready() }
 
+// Leases are the leases held now (lease.Store.Leases).
+func (h *Local) Leases() []lease.Lease { return h.leases.Leases() }
+
 // PutLease records or refreshes a lease (lease.Holder).
 func (h *Local) PutLease(l lease.Lease) error { return h.leases.PutLease(l) }
 

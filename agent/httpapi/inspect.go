@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/serf/coordinate"
@@ -130,13 +131,37 @@ type BrokerEntry struct {
 	HAAddr     string `json:"haAddr,omitempty"`
 	Zone       string `json:"zone,omitempty"`
 	Origin     string `json:"origin"`
+	// Lease is, with ?leases, what the origin says of the broker's last
+	// registration and expiry; LeaseUnknown: the origin did not say.
+	Lease        *BrokerLease `json:"lease,omitempty"`
+	LeaseUnknown bool         `json:"leaseUnknown,omitempty"`
 }
 
 func (s *Server) getBrokers(r *http.Request) (any, error) {
 	out := []BrokerEntry{}
-	for _, b := range s.table.BrokerEntries() {
+	entries := s.table.BrokerEntries()
+	for _, b := range entries {
 		out = append(out, BrokerEntry{Cluster: b.Cluster, BrokerName: b.Name, BrokerID: b.ID, Addr: b.Addr,
 			HAAddr: b.HAAddr, Zone: b.Zone, Origin: b.Origin})
+	}
+	if r.URL.Query().Has("leases") {
+		var origins []string
+		for _, b := range entries {
+			if !slices.Contains(origins, b.Origin) {
+				origins = append(origins, b.Origin)
+			}
+		}
+		views := s.leasesOf(r.Context(), origins)
+		for i := range out {
+			e := &out[i]
+			e.LeaseUnknown = true
+			for _, bl := range views[e.Origin].Brokers {
+				if bl.Cluster == e.Cluster && bl.BrokerName == e.BrokerName && bl.BrokerID == e.BrokerID && bl.Addr == e.Addr {
+					e.Lease, e.LeaseUnknown = &bl, false
+					break
+				}
+			}
+		}
 	}
 	return map[string][]BrokerEntry{"brokers": out}, nil
 }

@@ -20,9 +20,10 @@ const httpDoor = "http"
 // key, the prefixes of what else it covers (a master's queues), and its
 // TTL (0: as long as the agent). regMu must be held.
 func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) error {
-	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes}
+	now := time.Now()
+	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes, Renewed: now}
 	if ttl > 0 {
-		l.Deadline = time.Now().Add(ttl)
+		l.Deadline = now.Add(ttl)
 	}
 	if err := s.host.Hold(l, recs); err != nil {
 		return errorf(http.StatusServiceUnavailable, "%v", err)

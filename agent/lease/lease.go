@@ -81,6 +81,10 @@ type Lease struct {
 	// Deadline is when the door withdraws the records unless the client
 	// confirms them; zero means never (until withdrawn).
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Renewed is when the client last confirmed its hold (its last
+	// registration or heartbeat), on this host's clock: shown to users
+	// (GET /v1/brokers/leases), never decided on.
+	Renewed time.Time `json:"renewed,omitzero"`
 	// State is the door's own, opaque to the agent.
 	State json.RawMessage `json:"state,omitempty"`
 }

@@ -137,6 +137,18 @@ func (ls *Store) PutLease(l Lease) error {
 	return nil
 }
 
+// Leases returns the leases held now, in no order (what the HTTP door
+// shows of its agent's brokers).
+func (ls *Store) Leases() []Lease {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	out := make([]Lease, 0, len(ls.m))
+	for _, l := range ls.m {
+		out = append(out, l)
+	}
+	return out
+}
+
 // slackFor is how stale l's saved deadline may get: leaseSlack, but at
 // most a quarter of the time l has left, so a short TTL (an HTTP
 // registration of 6 s renewed every second) comes back from a kill -9

@@ -38,7 +38,7 @@ func (s *Server) holdLocked(lb *liveBroker) error {
 	return s.reg.PutLease(lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
 		Keys:     []string{routes.BrokerKey(lb.name, lb.id)},
 		Prefixes: []string{routes.QueuePrefix(lb.name), routes.MappingPrefix(lb.name)},
-		Deadline: lb.last.Add(lb.timeout), State: st})
+		Deadline: lb.last.Add(lb.timeout), Renewed: lb.last, State: st})
 }
 
 // restoreLeases resumes the brokers registered here before the agent

@@ -1,7 +1,7 @@
 // RocketMQ clusters: cluster → broker groups → master and slaves.
 import {h, replace} from '../dom.js';
 import {watch} from '../live.js';
-import {matches} from '../fmt.js';
+import {age, matches} from '../fmt.js';
 import {searchBox} from '../widgets.js';
 
 export default function clusters({main, signal, title}) {
@@ -15,7 +15,7 @@ export default function clusters({main, signal, title}) {
   function draw() {
     if (!data) return;
     const ci = data.clusters.body;
-    const origin = new Map(data.brokers.body.brokers.map((b) => [b.brokerName + '/' + b.brokerId, b.origin]));
+    const entry = new Map(data.brokers.body.brokers.map((b) => [b.brokerName + '/' + b.brokerId, b]));
     const names = Object.keys(ci.clusterAddrTable || {}).sort();
     const out = [];
     for (const cluster of names) {
@@ -27,10 +27,24 @@ export default function clusters({main, signal, title}) {
           h('ul', null, Object.keys(bd.brokerAddrs).map(Number).sort((a, b) => a - b).map((id) =>
             h('li', null, h('span', {class: id === 0 ? 'role master' : 'role'}, id === 0 ? 'master' : 'slave ' + id), ' ',
               h('span', {class: 'mono'}, bd.brokerAddrs[id]), ' ',
-              h('span', {class: 'muted'}, 'via ' + (origin.get(bd.brokerName + '/' + id) || '?')))))))));
+              h('span', {class: 'muted lease'}, leaseText(entry.get(bd.brokerName + '/' + id))))))))));
     }
     replace(body, out.length ? out : h('p', {class: 'empty'}, names.length ? 'No broker matches.' : 'No brokers registered.'));
   }
 
-  watch({clusters: '/v1/clusters', brokers: '/v1/brokers'}, (d) => { data = d; draw(); }, signal);
+  // ?leases: this agent asks each broker's holding agent for its last
+  // registration and expiry, durations on that agent's own clock.
+  watch({clusters: '/v1/clusters', brokers: '/v1/brokers?leases'}, (d) => { data = d; draw(); }, signal,
+    {wait: '15s', refresh: true});
+}
+
+// leaseText is what a NameServer knows of a broker, as its holding agent
+// said: "registered 12s ago on agent-2 · expires in 108s".
+function leaseText(b) {
+  if (!b) return 'via ?';
+  const l = b.lease;
+  if (!l) return 'via ' + b.origin + ' · registration unknown (' + b.origin + ' did not answer)';
+  const exp = l.expiresInMs === undefined ? 'no expiry' : 'expires in ' + age(0, Math.max(0, l.expiresInMs));
+  const reg = l.registered ? 'registered ' + age(0, l.registeredAgoMs) + ' ago' : 'registration time not recorded';
+  return reg + ' on ' + b.origin + ' · ' + exp;
 }
