@@ -71,7 +71,7 @@ func TestPages(t *testing.T) {
 			{"/ui/members", []string{"agent-1", "agent-2", "agent-3", "zone=z1", "note=" + hostile}},
 			{"/ui/topics", []string{"TopicFromA", "TopicFromB", "Shared"}},
 			{"/ui/topics/Shared", []string{"broker-a", "broker-b", "agent-1", "agent-2", "master 192.0.2.1:10911", "slave 1 192.0.2.11:10911"}},
-			{"/ui/clusters", []string{"DefaultCluster", "ClusterB", "192.0.2.1:10911 via agent-1", "192.0.2.11:10911 via agent-2", "192.0.2.2:10911 via agent-2"}},
+			{"/ui/clusters", []string{"DefaultCluster", "ClusterB", "192.0.2.1:10911 via agent-1 · registered ", "192.0.2.11:10911 via agent-2 · registered ", "192.0.2.2:10911 via agent-2", "ago · no expiry"}},
 			{"/ui/services", []string{iface}},
 			{"/ui/services/" + iface, []string{"192.0.2.10:20880", "greeter-app", "hello, bye", "shop", "dynamic=false", "3000", "<redacted>", "applications 1"}},
 			{"/ui/apps", []string{"greeter-app", iface}},

@@ -38,13 +38,14 @@ export default function clusters({main, signal, title}) {
     {wait: '15s', refresh: true});
 }
 
-// leaseText is what a NameServer knows of a broker, as its holding agent
-// said: "registered 12s ago on agent-2 · expires in 108s".
+// leaseText is the agent a broker came through and what a NameServer
+// knows of it, as that agent said: "via agent-2 · registered 12s ago ·
+// expires in 1m 48s".
 function leaseText(b) {
   if (!b) return 'via ?';
   const l = b.lease;
   if (!l) return 'via ' + b.origin + ' · registration unknown (' + b.origin + ' did not answer)';
-  const exp = l.expiresInMs === undefined ? 'no expiry' : 'expires in ' + age(0, Math.max(0, l.expiresInMs));
   const reg = l.registered ? 'registered ' + age(0, l.registeredAgoMs) + ' ago' : 'registration time not recorded';
-  return reg + ' on ' + b.origin + ' · ' + exp;
+  const exp = l.expiresInMs === undefined ? 'no expiry' : 'expires in ' + age(0, Math.max(0, l.expiresInMs));
+  return 'via ' + b.origin + ' · ' + reg + ' · ' + exp;
 }
