@@ -94,8 +94,8 @@ func register(c *harness.Cluster) error {
 	}{
 		{a1, "/v1/brokers", harness.Broker("DefaultCluster", "broker-a", 0, "10.0.1.11:10911", "Orders", "Payments", "Inventory", "%RETRY%order-consumers")},
 		{a1, "/v1/brokers", harness.Broker("DefaultCluster", "broker-a", 1, "10.0.1.12:10911")},
-		{a2, "/v1/brokers", harness.Broker("DefaultCluster", "broker-b", 0, "10.0.2.11:10911", "Orders", "Payments", "Shipping")},
-		{a2, "/v1/brokers", harness.Broker("DefaultCluster", "broker-b", 1, "10.0.2.12:10911")},
+		{a2, "/v1/brokers", withTTL(harness.Broker("DefaultCluster", "broker-b", 0, "10.0.2.11:10911", "Orders", "Payments", "Shipping"), "120s")},
+		{a2, "/v1/brokers", withTTL(harness.Broker("DefaultCluster", "broker-b", 1, "10.0.2.12:10911"), "120s")},
 		{a2, "/v1/brokers", harness.Broker("AnalyticsCluster", "broker-c", 0, "10.0.3.11:10911", "ClickStream", "Metrics")},
 		{a1, "/v1/brokers", harness.Broker("AnalyticsCluster", "broker-d", 0, "10.0.4.11:10911", "ClickStream")},
 		{a2, "/v1/brokers", harness.Broker("AnalyticsCluster", "broker-e", 0, "10.0.5.11:10911", "Audit")},
@@ -137,4 +137,11 @@ func shoot(browser context.Context, url, wait, file string, width int64) error {
 		return fmt.Errorf("page problems: %v", p)
 	}
 	return os.WriteFile(file, png, 0o644)
+}
+
+// withTTL gives a registration a TTL, so the Clusters page shows an expiry
+// (120 s: a RocketMQ broker's default timeout).
+func withTTL(reg map[string]any, ttl string) map[string]any {
+	reg["ttl"] = ttl
+	return reg
 }
