@@ -19,6 +19,7 @@ import (
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/gossip"
@@ -40,6 +41,7 @@ type Agent struct {
 	mdns      *mdns.Server
 	rocketmq  *rocketmq.Server
 	zookeeper *zookeeper.Server
+	nacos     *nacos.Server
 	ring      *memberlist.Keyring // nil: gossip is not encrypted
 	dirLock   *dirLock            // held while the agent uses its data dir
 	httpLn    net.Listener
@@ -121,6 +123,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err := a.startZooKeeper(); err != nil {
+		return err
+	}
+	if err := a.startNacos(); err != nil {
 		return err
 	}
 	if err := a.startHTTP(); err != nil {
@@ -260,7 +265,7 @@ func (a *Agent) Shutdown() error {
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}
-		err = errors.Join(err, a.stopRocketMQ(), a.stopZooKeeper())
+		err = errors.Join(err, a.stopRocketMQ(), a.stopZooKeeper(), a.stopNacos())
 		a.wg.Wait()
 		a.closeRules()
 		if a.gossip != nil {

@@ -13,17 +13,19 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/internal/memlimit"
 )
 
 // Default addresses (README: gossip 7946, HTTP 7947, RocketMQ 9876,
-// ZooKeeper 2181).
+// ZooKeeper 2181, Nacos 8848 and its gRPC 9848).
 const (
 	DefaultGossipAddr    = "0.0.0.0:7946"
 	DefaultHTTPAddr      = "127.0.0.1:7947"
 	DefaultRocketMQAddr  = "127.0.0.1:9876"
 	DefaultZooKeeperAddr = "127.0.0.1:2181"
+	DefaultNacosAddr     = "127.0.0.1:8848"
 	// DefaultZooKeeperGrace is how long a ZooKeeper session whose client
 	// connection dropped without closeSession survives (see ZooKeeperGrace).
 	DefaultZooKeeperGrace = 5 * time.Second
@@ -54,6 +56,10 @@ type Config struct {
 	// ZooKeeperAddr serves the ZooKeeper client protocol (Dubbo's
 	// zookeeper:// registry); "off" disables.
 	ZooKeeperAddr string `json:"zookeeper"`
+	// NacosAddr serves Nacos' 1.x HTTP API, and its 2.x gRPC on the same
+	// host at the port + 1000 (what Nacos 2.x clients assume); "off"
+	// disables. Port 0 picks two free ports (tests).
+	NacosAddr string `json:"nacos"`
 	// ZooKeeperGrace bounds how long a session whose connection closed
 	// without closeSession lives on: min(session timeout, grace). Clients
 	// sit on the agent's host, so a dropped connection means a dead
@@ -120,7 +126,7 @@ type Config struct {
 	// (tests inject transports and faster timings here).
 	TuneMemberlist func(*memberlist.Config) `json:"-"`
 	// Listen, when set, binds the listener of the door named by its flag
-	// ("http", "rocketmq", "zookeeper") at addr, instead of TCP: tests
+	// ("http", "rocketmq", "zookeeper", "nacos", "nacos-grpc") at addr, instead of TCP: tests
 	// hand the doors in-memory listeners here (package agent, doors.go).
 	Listen func(door, addr string) (net.Listener, error) `json:"-"`
 	// Version is the binary's version, shown by GET /v1/agent; empty: the
@@ -137,6 +143,7 @@ func DefaultConfig() Config {
 		HTTPAddr:       DefaultHTTPAddr,
 		RocketMQAddr:   DefaultRocketMQAddr,
 		ZooKeeperAddr:  DefaultZooKeeperAddr,
+		NacosAddr:      DefaultNacosAddr,
 		ZooKeeperGrace: Duration(DefaultZooKeeperGrace),
 		Profile:        "lan",
 		LeaveTimeout:   Duration(5 * time.Second),
@@ -196,6 +203,14 @@ func (c *Config) validate() error {
 	if c.ZooKeeperAddr != "" && c.ZooKeeperAddr != "off" {
 		if _, _, err := splitHostPort(c.ZooKeeperAddr); err != nil {
 			return fmt.Errorf("--zookeeper %q: %v (or \"off\")", c.ZooKeeperAddr, err)
+		}
+	}
+	if c.NacosAddr != "" && c.NacosAddr != "off" {
+		if _, _, err := splitHostPort(c.NacosAddr); err != nil {
+			return fmt.Errorf("--nacos %q: %v (or \"off\")", c.NacosAddr, err)
+		}
+		if _, err := nacos.GRPCAddr(c.NacosAddr); err != nil { // the gRPC port, +1000, must be a port
+			return fmt.Errorf("--nacos %q: %v", c.NacosAddr, err)
 		}
 	}
 	if c.MemoryLimit != "" {

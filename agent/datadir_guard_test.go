@@ -16,7 +16,7 @@ import (
 func soloConfig(name, dir string) agent.Config {
 	cfg := agent.DefaultConfig()
 	cfg.NodeName, cfg.Profile = name, "local"
-	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off"
+	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 	cfg.DataDir = dir
 	return cfg
 }

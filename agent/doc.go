@@ -1,7 +1,7 @@
 // Package agent is one namecast process: it builds the configuration,
 // starts the route table, gossip, the lease and rule stores, the host every
 // door is given (package host) and the doors themselves (the HTTP API,
-// RocketMQ, ZooKeeper: doors.go says the contract they keep), discovers
+// RocketMQ, ZooKeeper, Nacos: doors.go says the contract they keep), discovers
 // peers, serves metrics, and shuts them down in order. The doors own their
 // clients' registrations; the agent owns its lifecycle.
 //

@@ -82,6 +82,7 @@ func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
 		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
 		GossipAddr:  a.GossipAddr(), HTTPAddr: a.HTTPAddr(), RocketMQAddr: a.RocketMQAddr(),
+		ZooKeeperAddr: a.ZooKeeperAddr(), NacosAddr: a.NacosAddr(), NacosGRPCAddr: a.NacosGRPCAddr(),
 		Ready: a.Ready(), Config: cfg,
 	}, nil
 }

@@ -19,7 +19,7 @@ func TestZooKeeperPortTaken(t *testing.T) {
 	defer ln.Close()
 	cfg := agent.DefaultConfig()
 	cfg.NodeName = "zk-port"
-	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr = "127.0.0.1:0", "127.0.0.1:0", "off", ln.Addr().String()
+	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", ln.Addr().String(), "off"
 	a, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,8 @@ import (
 
 // A door is one protocol the agent serves its clients with: the HTTP API
 // and web UI (package httpapi), RocketMQ's NameServer protocol (package
-// rocketmq) and ZooKeeper's (package zookeeper). Each keeps its own
+// rocketmq), ZooKeeper's (package zookeeper) and Nacos' (package nacos,
+// which serves two listeners: see door_nacos.go). Each keeps its own
 // protocol state (connections, sessions, TTLs) and turns it into records
 // through the host the agent gives every door (package host), and each
 // keeps the same contract with the agent:
@@ -46,17 +47,23 @@ func (a *Agent) startHost() {
 // when set, else on TCP. off says whether the door can be turned off, for
 // the error's advice.
 func (a *Agent) listen(name, addr string, off bool) (net.Listener, error) {
+	return a.listenAs(name, name, addr, off)
+}
+
+// listenAs is listen for a door's listener named door for Config.Listen
+// ("nacos-grpc") whose address is set by the flag --name.
+func (a *Agent) listenAs(door, name, addr string, off bool) (net.Listener, error) {
 	listen := a.cfg.Listen
 	if listen == nil {
 		listen = func(_, addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}
-	ln, err := listen(name, addr)
+	ln, err := listen(door, addr)
 	if err != nil {
 		advice := fmt.Sprintf("another agent or server may hold it; pick another address with --%s HOST:PORT", name)
 		if off {
 			advice += fmt.Sprintf(", or turn the door off with --%s off", name)
 		}
-		return nil, fmt.Errorf("%s port %s: %w (%s)", name, addr, err, advice)
+		return nil, fmt.Errorf("%s port %s: %w (%s)", door, addr, err, advice)
 	}
 	return ln, nil
 }

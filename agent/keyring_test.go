@@ -70,7 +70,7 @@ func TestAgentWithoutKeyCannotJoin(t *testing.T) {
 	call(t, "PUT", c.Agent(0).HTTPAddr(), "/v1/brokers", brokerReg("secret", "10.6.0.1:10911", "Secret"), nil)
 	for _, k := range []string{"", key(8)} {
 		cfg := agent.DefaultConfig()
-		cfg.NodeName, cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr = "intruder", "127.0.0.1:0", "127.0.0.1:0", "off", "off"
+		cfg.NodeName, cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "intruder", "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 		cfg.EncryptKey = k
 		cfg.Join = []string{c.Agent(0).GossipAddr()}
 		cfg.TuneMemberlist = agenttest.FastFailure

@@ -18,7 +18,7 @@ func startLone(t testing.TB) *Agent {
 	net := gossiptest.NewNetwork(1)
 	cfg := DefaultConfig()
 	cfg.NodeName = "lone"
-	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off"
+	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = Duration(time.Second)
 	cfg.TuneMemberlist = func(mc *memberlist.Config) { mc.Transport = net.NewTransport(cfg.NodeName) }

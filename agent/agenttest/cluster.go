@@ -68,6 +68,7 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 		cfg.HTTPAddr = "127.0.0.1:0"
 		cfg.RocketMQAddr = "127.0.0.1:0"
 		cfg.ZooKeeperAddr = "127.0.0.1:0"
+		cfg.NacosAddr = "127.0.0.1:0"
 		cfg.Cluster = c.label
 		cfg.Profile = "local"
 		cfg.LeaveTimeout = agent.Duration(2 * time.Second)

@@ -16,17 +16,20 @@ import (
 
 // AgentInfo is GET /v1/agent: what the agent says of itself (Agent.Info).
 type AgentInfo struct {
-	Node         string          `json:"node"`
-	Version      string          `json:"version"`
-	GoVersion    string          `json:"goVersion"`
-	Started      time.Time       `json:"started"`
-	Uptime       string          `json:"uptime"`
-	Incarnation  uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
-	GossipAddr   string          `json:"gossipAddr"`
-	HTTPAddr     string          `json:"httpAddr"`
-	RocketMQAddr string          `json:"rocketmqAddr"`
-	Ready        bool            `json:"ready"`
-	Config       json.RawMessage `json:"config"`
+	Node          string          `json:"node"`
+	Version       string          `json:"version"`
+	GoVersion     string          `json:"goVersion"`
+	Started       time.Time       `json:"started"`
+	Uptime        string          `json:"uptime"`
+	Incarnation   uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
+	GossipAddr    string          `json:"gossipAddr"`
+	HTTPAddr      string          `json:"httpAddr"`
+	RocketMQAddr  string          `json:"rocketmqAddr"`
+	ZooKeeperAddr string          `json:"zookeeperAddr"`
+	NacosAddr     string          `json:"nacosAddr"` // HTTP; gRPC is NacosGRPCAddr
+	NacosGRPCAddr string          `json:"nacosGrpcAddr"`
+	Ready         bool            `json:"ready"`
+	Config        json.RawMessage `json:"config"`
 }
 
 func (s *Server) getAgent(r *http.Request) (any, error) { return s.agent.Info() }

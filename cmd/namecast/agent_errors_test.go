@@ -33,6 +33,7 @@ func (ta *testAgents) config(name string, join ...string) agent.Config {
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.RocketMQAddr = "off"
 	cfg.ZooKeeperAddr = "off"
+	cfg.NacosAddr = "off"
 	cfg.Cluster = ta.label
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = agent.Duration(2 * time.Second)

@@ -135,7 +135,7 @@ func useClient(nameServer, topic string) (rocketmq.PushConsumer, error) {
 // addr. Production agents run as `namecast agent --rocketmq 127.0.0.1:9876`.
 func runAgent(addr string) (*agent.Agent, error) {
 	cfg := agent.DevConfig()
-	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr = "127.0.0.1:0", "127.0.0.1:0", addr, "off"
+	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", addr, "off", "off"
 	a, err := agent.New(cfg)
 	if err != nil {
 		return nil, err

@@ -122,6 +122,7 @@ func AgentConfig(name, label, profile string, join []string) agent.Config {
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.RocketMQAddr = "off"
 	cfg.ZooKeeperAddr = "off"
+	cfg.NacosAddr = "off"
 	cfg.Cluster = label
 	cfg.Profile = profile
 	cfg.Join = join

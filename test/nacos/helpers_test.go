@@ -16,6 +16,7 @@ import (
 	"github.com/nacos-group/nacos-sdk-go/v2/common/constant"
 	"github.com/nacos-group/nacos-sdk-go/v2/vo"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/nacos"
 )
@@ -24,30 +25,27 @@ import (
 // this long after its connection.
 const grace = 500 * time.Millisecond
 
-// cluster starts n agents with a Nacos door on each (the agent is the
-// door's Host) and returns the doors.
+// cluster starts n agents, each serving the Nacos door as the agent
+// starts it (--nacos, on 127.0.0.1:0 in agenttest) with grace as its grace
+// (the agent's --zookeeper-grace), and returns the doors.
 func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	t.Helper()
-	c := agenttest.Start(t, n)
+	// The agents' debug log, shown when the test fails.
+	var buf lockedBuffer
+	t.Cleanup(func() {
+		if t.Failed() || os.Getenv("NAMECAST_TEST_LOG") != "" {
+			t.Logf("the agents' log:\n%s", buf.String())
+		}
+	})
+	c := agenttest.Start(t, n, func(cfg *agent.Config) {
+		cfg.ZooKeeperGrace = agent.Duration(grace)
+		cfg.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
 	doors := make([]*nacos.Server, n)
 	for i := range n {
-		// The door's debug log, shown when the test fails.
-		var buf lockedBuffer
-		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})).With("door", i)
-		t.Cleanup(func() {
-			if t.Failed() || os.Getenv("NAMECAST_TEST_LOG") != "" {
-				t.Logf("door %d's log:\n%s", i, buf.String())
-			}
-		})
-		s, err := nacos.NewServer(nacos.Config{Addr: "127.0.0.1:0", Host: c.Agent(i).Host(), Grace: grace, Logger: log})
-		if err != nil {
-			t.Fatal(err)
+		if doors[i] = c.Agent(i).Nacos(); doors[i] == nil {
+			t.Fatalf("agent %d serves no Nacos door", i)
 		}
-		if err := s.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		doors[i] = s
 	}
 	return c, doors
 }
