@@ -7,6 +7,8 @@ import (
 
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/httpapi"
+	"github.com/namecast/namecast/agent/rocketmq/remoting"
+	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -55,4 +57,33 @@ func TestBrokerLeasesShownOnEveryAgent(t *testing.T) {
 	if len(plain.Brokers) != 1 || plain.Brokers[0].Lease != nil || plain.Brokers[0].LeaseUnknown {
 		t.Fatalf("GET /v1/brokers without ?leases: %+v", plain.Brokers)
 	}
+}
+
+// TestBrokerLeaseOfRocketMQBroker: a broker registered over the RocketMQ
+// door on agent-0 shows, read on agent-1, its last registration and the
+// expiry its 120 s timeout gives, as a NameServer would.
+func TestBrokerLeaseOfRocketMQBroker(t *testing.T) {
+	c := agenttest.Start(t, 2)
+	cl, err := rocketmqtest.Dial(c.Agent(0).RocketMQAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	br := &rocketmqtest.Broker{Cluster: "DefaultCluster", Name: "rb", Addr: "192.0.2.7:10911",
+		Topics: map[string]remoting.TopicConfig{"RT": rocketmqtest.Topic("RT", 4), "TBW102": rocketmqtest.Topic("TBW102", 8)}}
+	if resp, err := cl.Register(br); err != nil || resp.Code != remoting.Success {
+		t.Fatalf("register over RocketMQ: %v %v", resp, err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		var got struct{ Brokers []httpapi.BrokerEntry }
+		call(t, "GET", c.Agent(1).HTTPAddr(), "/v1/brokers?leases", nil, &got)
+		if len(got.Brokers) != 1 || got.Brokers[0].Lease == nil {
+			return fmt.Errorf("agent-1 lists %+v", got.Brokers)
+		}
+		l := got.Brokers[0].Lease
+		if l.Door != "rocketmq" || l.Registered.IsZero() || l.Expires.Sub(l.Registered) != 120*time.Second || l.ExpiresInMs == nil {
+			return fmt.Errorf("lease as agent-1 shows it: %+v", l)
+		}
+		return nil
+	})
 }
