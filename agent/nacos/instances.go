@@ -31,6 +31,9 @@ import (
 // only when not the default: nacos.namespace (public), nacos.group
 // (DEFAULT_GROUP), nacos.cluster (DEFAULT), nacos.weight (1),
 // nacos.enabled and nacos.healthy (true), nacos.persistent (false).
+// Those keys are reserved (a registration carrying one in its metadata is
+// refused); any other nacos.* metadata is the client's own, kept as it
+// came: dubbo-go's NacosRegistry writes nacos.category.
 
 const (
 	defaultNamespace = "public"
@@ -131,8 +134,8 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 		return routes.Record{}, fmt.Errorf("instance does not make a URL: %v", err)
 	}
 	for k, v := range inst.Metadata {
-		if strings.HasPrefix(k, paramPrefix) {
-			return routes.Record{}, fmt.Errorf("metadata key %q: the nacos. prefix is reserved", k)
+		if reservedParam(k) {
+			return routes.Record{}, fmt.Errorf("metadata key %q is reserved: the door keeps the instance's %s in it", k, k[len(paramPrefix):])
 		}
 		if !sv.dubbo || (k != "protocol" && k != "path") {
 			u = u.WithParam(k, v)
@@ -176,8 +179,8 @@ func (sv service) instance(raw string) (inst nacoswire.Instance, ok bool) {
 	params := u.Params()
 	nacos := map[string]string{}
 	for k, v := range params {
-		if rest, ok := strings.CutPrefix(k, paramPrefix); ok {
-			nacos[rest] = v
+		if reservedParam(k) {
+			nacos[k[len(paramPrefix):]] = v
 			delete(params, k)
 		}
 	}
@@ -274,6 +277,16 @@ func serviceNameOf(iface string, u dubbo.URL) string {
 		return iface
 	}
 	return u.Category() + ":" + iface + ":" + u.Version() + ":" + u.Group()
+}
+
+// reservedParam reports whether k is one of the door's nacos.* parameters.
+func reservedParam(k string) bool {
+	switch k {
+	case paramPrefix + "namespace", paramPrefix + "group", paramPrefix + "cluster", paramPrefix + "weight",
+		paramPrefix + "enabled", paramPrefix + "healthy", paramPrefix + "persistent":
+		return true
+	}
+	return false
 }
 
 func or(v, def string) string {
