@@ -17,9 +17,21 @@
 // -register=false serves without registering, for an instance registered
 // by other means (PUT /v1/apps/{app}/instances).
 //
+// The same program runs on Nacos, the registry Dubbo 3's documentation
+// leads with: each agent's Nacos door answers nacos://127.0.0.1:8848 (gRPC
+// on 9848) from the same gossiped registry.
+//
+//	namecast agent --nacos 127.0.0.1:8848 &
+//	go run . -role provider -registry nacos://127.0.0.1:8848
+//	go run . -role consumer -registry nacos://127.0.0.1:8848
+//
+// The two doors are one registry: a provider registered through Nacos is
+// called by a consumer on ZooKeeper, and the other way round, in either
+// register mode.
+//
 // The registry configuration is dubbo-go's own; the only line that names
-// namecast is none: the address is ZooKeeper's default. -registry (or
-// NAMECAST_ZOOKEEPER) points elsewhere, as the tests do.
+// namecast is none: the address is ZooKeeper's (or Nacos') default.
+// -registry (or NAMECAST_ZOOKEEPER) points elsewhere, as the tests do.
 package main
 
 import (
@@ -29,6 +41,7 @@ import (
 	"log"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/config"
@@ -62,7 +75,8 @@ func (g *GreeterConsumer) Reference() string { return "Greeter" }
 
 func main() {
 	role := flag.String("role", "consumer", "provider or consumer")
-	registry := flag.String("registry", envOr("NAMECAST_ZOOKEEPER", "127.0.0.1:2181"), "ZooKeeper address of the local namecast agent")
+	registry := flag.String("registry", envOr("NAMECAST_ZOOKEEPER", "127.0.0.1:2181"),
+		"the local namecast agent's registry: its ZooKeeper address (zookeeper:// optional), or nacos://HOST:PORT for its Nacos door")
 	port := flag.Int("port", 20000, "provider: the dubbo protocol's port")
 	name := flag.String("name", "world", "consumer: whom to greet")
 	every := flag.Duration("every", 0, "consumer: keep calling at this interval, printing each change of outcome")
@@ -99,14 +113,25 @@ func envOr(key, def string) string {
 var registryTypes = map[string]string{"instance": "", "interface": "interface", "all": "all"}
 
 // rootConfig is what a dubbo-go application writes in dubbogo.yml: an
-// application, and a registry of protocol zookeeper at the given address
-// (registry-type when not the default). Everything else is dubbo-go's
-// default.
+// application, and a registry of protocol zookeeper (or nacos, from a
+// nacos:// address) at the given address (registry-type when not the
+// default). Everything else is dubbo-go's default: the registry is the
+// metadata report too, where the interface → application mapping goes.
 func rootConfig(app, registry, registryType string) *config.RootConfigBuilder {
+	protocol, addr := registryProtocol(registry)
 	return config.NewRootConfigBuilder().
 		SetApplication(config.NewApplicationConfigBuilder().SetName(app).Build()).
-		AddRegistry("zk", config.NewRegistryConfigBuilder().SetProtocol("zookeeper").SetAddress(registry).SetRegistryType(registryType).Build()).
+		AddRegistry(protocol, config.NewRegistryConfigBuilder().SetProtocol(protocol).SetAddress(addr).SetRegistryType(registryType).Build()).
 		SetLogger(config.NewLoggerConfigBuilder().SetLevel("warn").Build())
+}
+
+// registryProtocol splits a -registry value into dubbo-go's registry
+// protocol and address: zookeeper unless it says nacos://.
+func registryProtocol(registry string) (protocol, addr string) {
+	if p, a, ok := strings.Cut(registry, "://"); ok {
+		return p, a
+	}
+	return "zookeeper", registry
 }
 
 // App is the provider's application name: its instances are

@@ -1,7 +1,7 @@
 // Package e2e runs the dubbo-go example as two hosts would: a provider and
 // a consumer process, each pointed at a different namecast agent's
-// ZooKeeper port. It builds the example with `go build`; it imports none of
-// dubbo-go itself.
+// ZooKeeper port or Nacos door (nacos_test.go), or one at each. It builds
+// the example with `go build`; it imports none of dubbo-go itself.
 package e2e
 
 import (

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dubbogo/go-zookeeper/zk"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 )
 
@@ -31,6 +33,9 @@ const instancesPath = "/services/namecast-greeter-provider"
 type registries struct {
 	a, b  string        // the provider's and the consumer's
 	all   []string      // every agent's
+	// nacos is every agent's Nacos door as dubbo-go names it,
+	// nacos://127.0.0.1:PORT (gRPC on PORT+1000); nil with -registries.
+	nacos []string
 	grace time.Duration // the agents' --zookeeper-grace; 0 when not agents
 	// agents is the in-process cluster, nil with -registries: tests of
 	// namecast's own views (applications, services) need it.
@@ -45,16 +50,43 @@ func startRegistries(t *testing.T) registries {
 		r := registries{a: all[0], b: all[len(all)-1], all: all}
 		return r
 	}
-	c := agenttest.Start(t, 3)
-	var all []string
+	c := agenttest.Start(t, 3, func(cfg *agent.Config) { cfg.NacosAddr = nacosPorts(t) })
+	var all, nacos []string
 	for i := 0; i < 3; i++ {
 		zs, ok := any(c.Agent(i)).(interface{ ZooKeeperAddr() string })
 		if !ok || zs.ZooKeeperAddr() == "" {
 			t.Fatal("the agent serves no ZooKeeper port (agent.Agent has no ZooKeeperAddr)")
 		}
 		all = append(all, zs.ZooKeeperAddr())
+		nacos = append(nacos, "nacos://"+c.Agent(i).NacosAddr())
 	}
-	return registries{a: all[0], b: all[1], all: all, grace: agentGrace, agents: c}
+	return registries{a: all[0], b: all[1], all: all, nacos: nacos, grace: agentGrace, agents: c}
+}
+
+// nacosPorts is an address for an agent's Nacos door whose port and
+// port+1000 are both free now: dubbo-go's Nacos client finds gRPC at the
+// HTTP port + 1000 and cannot be told otherwise, so port 0 will not do.
+// The ports are drawn below the kernel's ephemeral range (32768 up), where
+// the other tests' port-0 listeners are not, and away from 8848/9848, a
+// developer's real Nacos or agent.
+func nacosPorts(t *testing.T) string {
+	t.Helper()
+	for range 100 {
+		p := 10000 + rand.IntN(20000) // p+1000 < 31000
+		l1, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+1000))
+		l1.Close()
+		if err != nil {
+			continue
+		}
+		l2.Close()
+		return fmt.Sprintf("127.0.0.1:%d", p)
+	}
+	t.Fatal("found no free port pair p, p+1000 for the Nacos door")
+	return ""
 }
 
 // agentGrace is the agents' default --zookeeper-grace: a session whose
