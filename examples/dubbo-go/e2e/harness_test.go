@@ -31,8 +31,8 @@ var registriesFlag = flag.String("registries", "",
 const instancesPath = "/services/namecast-greeter-provider"
 
 type registries struct {
-	a, b  string        // the provider's and the consumer's
-	all   []string      // every agent's
+	a, b string   // the provider's and the consumer's
+	all  []string // every agent's
 	// nacos is every agent's Nacos door as dubbo-go names it,
 	// nacos://127.0.0.1:PORT (gRPC on PORT+1000); nil with -registries.
 	nacos []string
