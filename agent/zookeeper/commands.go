@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"encoding/base64"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -55,26 +56,24 @@ type suppression struct {
 	stamp  uint64
 }
 
-// deleteRemote hides the records of holds here and addresses a withdrawal
-// command to each one's agent; a command that cannot be written (the rules
-// cannot be saved) hides nothing and returns its error code. s.mu held; it
-// is released around the rule write and held again on return.
-func (s *Server) deleteRemote(holds []remoteHold) int32 {
+// commandsFor are the withdrawal commands addressed to the agent of each
+// of holds.
+func commandsFor(holds []remoteHold) []routes.Record {
 	issued := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	puts := make([]routes.Record, 0, len(holds))
 	for _, h := range holds {
 		puts = append(puts, routes.Record{KV: &routes.KV{Namespace: cmdNamespace,
 			Key: cmdKey(h.origin, h.key), Value: issued + " " + strconv.FormatUint(h.stamp, 10)}})
 	}
-	s.mu.Unlock()
-	code := s.applyRules(puts, nil)
-	s.mu.Lock()
-	if code == 0 {
-		for _, h := range holds {
-			s.suppressed[h.key] = append(s.suppressed[h.key], suppression{h.origin, h.stamp})
-		}
+	return puts
+}
+
+// suppress hides the records of holds here, once their commands are
+// written. s.mu held.
+func (s *Server) suppress(holds []remoteHold) {
+	for _, h := range holds {
+		s.suppressed[h.key] = append(s.suppressed[h.key], suppression{h.origin, h.stamp})
 	}
-	return code
 }
 
 func cmdKey(target, recKey string) string {
@@ -128,8 +127,9 @@ func (s *Server) runCommands() {
 			s.log.Warn("dropping a malformed ZooKeeper delete command", "key", key, "value", val)
 			done = append(done, key)
 		case target == s.local:
-			s.withdrawForPeer(recKey, stamp)
-			done = append(done, key)
+			if s.withdrawForPeer(recKey, stamp) {
+				done = append(done, key)
+			}
 		case !present[target] && now.Sub(first.since) > commandTTL:
 			done = append(done, key)
 		}
@@ -153,8 +153,10 @@ type seenCommand struct {
 }
 
 // withdrawForPeer withdraws this agent's record at key, deleted through
-// another agent, unless a newer write replaced it since.
-func (s *Server) withdrawForPeer(key string, stamp uint64) {
+// another agent, unless a newer write replaced it since. Its session's
+// lease is saved without it first; false (the command stays, and runs
+// again) when that cannot be saved.
+func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
@@ -162,11 +164,17 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) {
 	sid := s.owners[key]
 	if !ok || recordStamp(rec) > stamp || sid == 0 {
 		s.mu.Unlock()
-		return
+		return true
 	}
-	if ss := s.sessions[sid]; ss != nil {
-		delete(ss.keys, key)
-		s.keysChangedLocked(ss)
+	if ss := s.sessions[sid]; ss != nil && !ss.ended {
+		keys := maps.Clone(ss.keys)
+		delete(keys, key)
+		if err := s.saveKeysLocked(ss, keys, nil); err != nil {
+			s.mu.Unlock()
+			s.log.Error("an ephemeral znode deleted through another agent stays: its removal could not be saved to the data dir; tried again later",
+				"key", key, "session", hexID(sid), "err", err)
+			return false
+		}
 	}
 	delete(s.owners, key)
 	if h := s.hidden[key]; h != nil {
@@ -177,6 +185,7 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) {
 	s.log.Info("withdrew an ephemeral znode deleted through another agent", "key", key, "session", hexID(sid))
 	s.reg.Apply(nil, []string{key})
 	s.syncDirty()
+	return true
 }
 
 func recordStamp(r routes.Record) uint64 {

@@ -24,7 +24,7 @@ func (s *Server) handle(c *conn, body []byte) (done bool) {
 	code := s.dispatch(c, h, d)
 	s.stats.count(h.Type, code, start)
 	s.touch(c)
-	return h.Type == zkwire.OpCloseSession
+	return h.Type == zkwire.OpCloseSession && code == zkwire.ErrOK
 }
 
 // decodeOrReply decodes r; on failure it answers MARSHALLINGERROR.
@@ -56,7 +56,12 @@ func (s *Server) dispatch(c *conn, h zkwire.RequestHeader, d *zkwire.Decoder) in
 		ss := c.sess
 		s.mu.Unlock()
 		if ss != nil {
-			s.endSession(ss, "closeSession")
+			if err := s.endSession(ss, "closeSession"); err != nil {
+				// Not acknowledged: the session, its connection and its
+				// znodes stay as they were (the client may close again).
+				s.log.Error("closeSession refused: the session's end could not be saved to the data dir", "session", hexID(ss.id), "remote", c.remote, "err", err)
+				return simple(zkwire.ErrSystem, nil)
+			}
 		}
 		code := simple(zkwire.ErrOK, nil)
 		c.finish()

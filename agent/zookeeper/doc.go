@@ -80,11 +80,19 @@
 // with its id and password keeps both, otherwise it expires when the time
 // its lease had left has passed, counted from when the door takes
 // handshakes (after the agent's first sync: a session does not expire
-// while its client's handshake is held back). A setData of an ephemeral
-// znode saves the session's lease again before its answer. closeSession
-// and expiry drop the lease before withdrawing, so
-// a restart never resurrects them. The saved deadline may lag by the
-// agent's lease slack (5 s) after a crash; SIGTERM saves it exactly.
+// while its client's handshake is held back). Every change of a session's
+// ephemeral znodes (create, setData, delete, a delete through another
+// agent) saves its lease before the change is applied and answered;
+// closeSession and expiry drop the lease before withdrawing, so a restart
+// never resurrects them. A change that cannot be saved (a full disk)
+// answers SYSTEMERROR (docs/protocols/zookeeper-wire.md §1.6) and changes
+// nothing: not the tree, the watches, the gossip or the session; a multi
+// of deletes is all or nothing. A closeSession that cannot be saved is
+// not acknowledged either: SYSTEMERROR, and the session lives on with its
+// connection; an expiry that cannot be saved leaves the session and its
+// znodes in place and is tried again every second. The saved deadline may
+// lag by the agent's lease slack (5 s) after a crash; SIGTERM saves it
+// exactly.
 // A new connection is not answered until the agent has synced with its
 // cluster (bounded), so check=true consumers do not start on an empty view.
 //

@@ -2,10 +2,12 @@ package zookeeper
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/routes"
 )
 
 // door names this package's leases (package lease): one per session that
@@ -24,52 +26,90 @@ type savedSession struct {
 
 func sessionLeaseID(id int64) string { return hexID(id) }
 
-// holdLocked records ss's lease, or drops it once ss owns no ephemeral
-// znode: its records until deadline, the time past which this agent would
-// expire it if its client never came back. s.mu held (the lease table's
-// lock is taken after it, never the other way round). An error means the
-// data dir could not save it.
+// holdLocked refreshes ss's lease while its ephemeral znodes stay as they
+// are: its deadline (the time past which this agent would expire it if
+// its client never came back), and its saved state once rebuilt (a new
+// timeout). s.mu held (the lease table's lock is taken after it, never
+// the other way round). A change of its znodes goes through saveKeysLocked
+// instead. An error means the data dir could not save it.
 func (s *Server) holdLocked(ss *session, deadline time.Time) error {
-	if ss.ended {
-		return nil
-	}
-	if len(ss.keys) == 0 {
-		if ss.leaseState != nil {
-			ss.leaseState = nil
-			return s.reg.DropLease(door, sessionLeaseID(ss.id))
-		}
+	if ss.ended || len(ss.keys) == 0 {
 		return nil
 	}
 	if ss.leaseState == nil {
-		keys := make([]string, 0, len(ss.keys))
-		for k := range ss.keys {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
-		ss.leaseState, ss.leaseKeys = st, keys
+		keys := sortedKeys(ss.keys)
+		ss.leaseState, ss.leaseKeys = sessionState(ss, keys), keys
 	}
 	ss.heldUntil = deadline
 	return s.reg.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
 		Deadline: deadline, State: ss.leaseState})
 }
 
+func sessionState(ss *session, keys []string) json.RawMessage {
+	st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
+	return st
+}
+
+func sortedKeys(m map[string]struct{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// saveKeysLocked saves ss's lease as it will be once its ephemeral znodes
+// are keys, before the door applies that change: the records of keys as
+// the table holds them, put (when not nil) standing for the record about
+// to be written. Once it owns none, its lease is dropped. On success
+// ss.keys is keys; on an error nothing changed, here or in the data dir,
+// and the door applies nothing and answers SYSTEMERROR. s.mu held.
+//
+// The lease is saved again after the change is applied (holdLocked, by
+// the caller): Hold saves the records it is given, and a lazy save or a
+// compaction between it and the change would write the table's records
+// of before.
+func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *routes.Record) error {
+	if ss.ended {
+		return errEnded
+	}
+	id := sessionLeaseID(ss.id)
+	if len(keys) == 0 {
+		if ss.leaseState != nil {
+			if err := s.reg.DropLease(door, id); err != nil {
+				return err
+			}
+			ss.leaseState, ss.leaseKeys = nil, nil
+		}
+		ss.keys = keys
+		return nil
+	}
+	sorted := sortedKeys(keys)
+	recs := make([]routes.Record, 0, len(sorted))
+	for _, k := range sorted {
+		if put != nil && put.Key() == k {
+			recs = append(recs, *put)
+		} else if r, ok := s.table.LocalRecord(k); ok {
+			recs = append(recs, r)
+		}
+	}
+	deadline := time.Now().Add(ss.timeout)
+	st := sessionState(ss, sorted)
+	if err := s.reg.Hold(lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}, recs); err != nil {
+		return err
+	}
+	ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline
+	return nil
+}
+
+// errEnded refuses a change of a session that has just ended.
+var errEnded = errors.New("the session has ended")
+
 // touchSlack is how far a lease's deadline may lag the last request
 // before touch moves it: a busy session re-holds it a few times a second,
 // not on every request (its deadline is seconds away).
 const touchSlack = 100 * time.Millisecond
-
-// keysChangedLocked re-holds ss's lease after its ephemeral znodes
-// changed (the saved state is rebuilt). s.mu held.
-func (s *Server) keysChangedLocked(ss *session) {
-	had := ss.leaseState != nil
-	ss.leaseState, ss.leaseKeys = nil, nil
-	if len(ss.keys) == 0 && had && !ss.ended {
-		s.reg.DropLease(door, sessionLeaseID(ss.id))
-		return
-	}
-	s.holdLocked(ss, time.Now().Add(ss.timeout))
-}
 
 // touch refreshes the deadline of the lease of c's session: heard from
 // now, it would expire a timeout from now. Cheap: the agent saves a mere
@@ -82,12 +122,6 @@ func (s *Server) touch(c *conn) {
 		}
 	}
 	s.mu.Unlock()
-}
-
-// dropLease forgets ss's lease before its znodes are withdrawn, so a
-// restart never brings them back.
-func (s *Server) dropLease(ss *session) {
-	s.reg.DropLease(door, sessionLeaseID(ss.id))
 }
 
 // restoreLeases resumes the sessions that owned ephemeral znodes before

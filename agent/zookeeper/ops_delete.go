@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"maps"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
 	defer s.mu.Unlock()
 	p, code := s.checkDelete(c, r.Path, r.Version, nil)
 	if code == zkwire.ErrOK {
-		code = s.doDelete(p, s.recreateLikely(c))
+		code, _ = s.doDeletes([]deletion{s.planDelete(p)}, s.recreateLikely(c))
 	}
 	c.reply(xid, code, nil)
 	return code
@@ -109,45 +110,119 @@ func (s *Server) recreateLikely(c *conn) bool {
 	return c.sess != nil && time.Since(c.sess.attached) < s.cfg.RecreateWindow
 }
 
-// doDelete removes the node at tree path p, which checkDelete passed; this
-// agent's records are withdrawn at once, or after DeleteHold if hold.
-// s.mu and s.writeMu held; s.mu is released around the registry's writes.
-func (s *Server) doDelete(p string, hold bool) int32 {
+// deletion is what a delete of one tree path, which checkDelete passed,
+// removes: rules, this agent's records, and other agents' sessions'
+// records (by command).
+type deletion struct {
+	path   string
+	rules  []string
+	local  []string
+	remote []remoteHold
+}
+
+// planDelete is the deletion of tree path p. s.mu held.
+func (s *Server) planDelete(p string) deletion {
 	rules, local, remote, _ := s.deleteHolders(p)
-	if len(remote) > 0 {
-		if code := s.deleteRemote(remote); code != zkwire.ErrOK {
-			return code
-		}
+	return deletion{path: p, rules: rules, local: local, remote: remote}
+}
+
+// doDeletes applies dels all or nothing. What must be saved first is:
+// the lease of every session losing an ephemeral znode, saved without it
+// (one write per session), then the rules deleted and the commands to
+// other agents, in one write. If a part cannot be saved, the leases saved
+// before it are saved back as they were, nothing is applied, and the
+// error code is returned with the index in dels of the first deletion
+// that part belongs to. Then this agent's records are withdrawn, at once
+// or, if hold, after DeleteHold. s.mu and s.writeMu held; s.mu is
+// released around the registry's writes.
+func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
+	type change struct {
+		ss        *session
+		old, keys map[string]struct{}
+		at        int
 	}
-	for _, k := range local {
-		if sid := s.owners[k]; sid != 0 {
-			if ss := s.sessions[sid]; ss != nil {
-				delete(ss.keys, k)
-				s.keysChangedLocked(ss) // before holdDelete withdraws it
+	var changes []*change
+	bySession := map[*session]*change{}
+	for i, d := range dels {
+		for _, k := range d.local {
+			ss := s.sessions[s.owners[k]]
+			if ss == nil || ss.ended {
+				continue
 			}
-			delete(s.owners, k)
-		}
-		if hold {
-			s.holdDelete(k)
-		} else if h := s.hidden[k]; h != nil {
-			h.timer.Stop()
-			delete(s.hidden, k)
+			ch := bySession[ss]
+			if ch == nil {
+				ch = &change{ss: ss, old: ss.keys, keys: maps.Clone(ss.keys), at: i}
+				bySession[ss] = ch
+				changes = append(changes, ch)
+			}
+			delete(ch.keys, k)
 		}
 	}
-	if !hold && len(local) > 0 {
+	undo := func(done []*change) {
+		for _, ch := range done {
+			if err := s.saveKeysLocked(ch.ss, ch.old, nil); err != nil {
+				// The data dir holds the lease without the znodes that
+				// stay: the next request re-saves it whole (touch).
+				ch.ss.keys, ch.ss.leaseState = ch.old, nil
+				s.log.Error("a refused delete's lease could not be saved back; a restart before the session's next request would lose its znodes",
+					"session", hexID(ch.ss.id), "err", err)
+			}
+		}
+	}
+	for j, ch := range changes {
+		if err := s.saveKeysLocked(ch.ss, ch.keys, nil); err != nil {
+			s.log.Error("delete refused: it could not be saved to the data dir", "path", dels[ch.at].path, "session", hexID(ch.ss.id), "err", err)
+			undo(changes[:j])
+			return zkwire.ErrSystem, ch.at
+		}
+	}
+	var puts []routes.Record
+	var ruleDeletes []string
+	var remote []remoteHold
+	rulesAt := -1
+	for i, d := range dels {
+		if rulesAt < 0 && len(d.rules)+len(d.remote) > 0 {
+			rulesAt = i
+		}
+		puts = append(puts, commandsFor(d.remote)...)
+		ruleDeletes = append(ruleDeletes, d.rules...)
+		remote = append(remote, d.remote...)
+	}
+	if rulesAt >= 0 {
 		s.mu.Unlock()
-		s.reg.Apply(nil, local)
+		code := s.applyRules(puts, ruleDeletes)
 		s.mu.Lock()
+		if code != zkwire.ErrOK {
+			undo(changes)
+			return code, rulesAt
+		}
+		s.suppress(remote)
 	}
-	code := int32(zkwire.ErrOK)
-	if len(rules) > 0 {
+	var now []string
+	for _, d := range dels {
+		for _, k := range d.local {
+			delete(s.owners, k)
+			if hold {
+				s.holdDelete(k)
+				continue
+			}
+			if h := s.hidden[k]; h != nil {
+				h.timer.Stop()
+				delete(s.hidden, k)
+			}
+			now = append(now, k)
+		}
+	}
+	if len(now) > 0 {
 		s.mu.Unlock()
-		code = s.applyRules(nil, rules)
+		s.reg.Apply(nil, now)
 		s.mu.Lock()
 	}
 	s.syncDirtyLocked()
-	s.refresh(p)
-	return code
+	for _, d := range dels {
+		s.refresh(d.path)
+	}
+	return zkwire.ErrOK, 0
 }
 
 // holdDelete hides our record at key from this agent's view now and
@@ -221,6 +296,16 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	if ephemeral && owner == nil {
 		rec.Znode.Owner = n.owner
 	}
+	saved := ephemeral && owner != nil && !owner.ended
+	if saved {
+		// The session's lease is saved with the new data before it is
+		// applied, or a kill -9 after the answer would restart with the
+		// old data; a setData that cannot be saved changes nothing.
+		if err := s.saveKeysLocked(owner, owner.keys, &rec); err != nil {
+			s.log.Error("setData refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(owner.id), "err", err)
+			return fail(zkwire.ErrSystem)
+		}
+	}
 	s.mu.Unlock()
 	if ephemeral {
 		s.reg.Apply([]routes.Record{rec}, nil)
@@ -229,13 +314,8 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 		return fail(code)
 	}
 	s.mu.Lock()
-	if ephemeral && owner != nil && !owner.ended {
-		// The session's record changed: its lease is saved again before
-		// the answer, or a kill -9 now would restart with the old data.
-		if err := s.holdLocked(owner, time.Now().Add(owner.timeout)); err != nil {
-			s.log.Error("setData could not be saved to the data dir", "path", r.Path, "err", err)
-			return fail(zkwire.ErrSystem)
-		}
+	if saved && !owner.ended {
+		s.holdLocked(owner, time.Now().Add(owner.timeout)) // saveKeysLocked says why
 	}
 	s.syncDirtyLocked()
 	s.refresh(p)

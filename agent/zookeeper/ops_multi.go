@@ -9,7 +9,10 @@ import (
 // Every operation is checked in order against this agent's view, each
 // seeing the deletes before it, in one critical section with the writes;
 // if one fails none is applied and the results are ZooKeeper's: 0 for the
-// operations before, the failing code, RUNTIMEINCONSISTENCY after. As for
+// operations before, the failing code, RUNTIMEINCONSISTENCY after. The
+// same holds when what it changes cannot be saved to the data dir: the
+// deletes are saved together before any is applied (doDeletes), and the
+// first operation whose part could not be saved answers the error. As for
 // single writes, the checks are this agent's view, not a global order.
 // A multi holding any other operation (create, setData) answers
 // UNIMPLEMENTED: applying it atomically needs the global order the
@@ -49,18 +52,19 @@ func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
 		resp.Errs[i], failed = code, code != zkwire.ErrOK
 	}
 	if !failed {
+		var dels []deletion
+		var at []int // dels[j] is operation at[j]
 		for i, op := range r.Ops {
-			if op.Type != zkwire.OpDelete {
-				continue
+			if op.Type == zkwire.OpDelete {
+				dels, at = append(dels, s.planDelete(paths[i])), append(at, i)
 			}
-			if code := s.doDelete(paths[i], s.recreateLikely(c)); code != zkwire.ErrOK {
-				// The rules could not be saved: what went before stays
-				// gone, as after a crash in the middle of ZooKeeper's.
-				resp.Errs[i] = code
-				for j := i + 1; j < len(r.Ops); j++ {
-					resp.Errs[j] = zkwire.ErrRuntimeInconsistency
-				}
-				break
+		}
+		if code, j := s.doDeletes(dels, s.recreateLikely(c)); code != zkwire.ErrOK {
+			// A part could not be saved: nothing was applied, and the
+			// results say so as ZooKeeper's for a failed multi.
+			resp.Errs[at[j]] = code
+			for i := at[j] + 1; i < len(r.Ops); i++ {
+				resp.Errs[i] = zkwire.ErrRuntimeInconsistency
 			}
 		}
 	}

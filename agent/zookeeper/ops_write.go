@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -62,23 +63,31 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		return fail(zkwire.ErrNoChildrenForEphemerals)
 	}
 	ephemeral := flags == zkwire.FlagEphemeral
-	if ephemeral && c.sess == nil {
+	ss := c.sess
+	if ephemeral && (ss == nil || ss.ended) {
 		return fail(zkwire.ErrSessionExpired)
 	}
-	rec := s.recordFor(p, r.Path, r.Data, 0, 0, ephemeral, c.sess)
+	rec := s.recordFor(p, r.Path, r.Data, 0, 0, ephemeral, ss)
 	if flags == zkwire.FlagContainer && rec.Znode != nil {
 		rec.Znode.Container = true
 	}
 	key := rec.Key()
-	if h := s.hidden[key]; h != nil && ephemeral {
-		// Re-created while its delete was held: the other agents never
-		// see the gap (or see one update if the content changed).
-		h.timer.Stop()
-		delete(s.hidden, key)
-	}
-	if ephemeral && c.sess != nil {
-		s.owners[key] = c.sess.id
-		c.sess.keys[key] = struct{}{}
+	if ephemeral {
+		// Its session's lease is saved with it before it is applied: a
+		// create that cannot be saved changes nothing.
+		keys := maps.Clone(ss.keys)
+		keys[key] = struct{}{}
+		if err := s.saveKeysLocked(ss, keys, &rec); err != nil {
+			s.log.Error("ephemeral create refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(ss.id), "err", err)
+			return fail(zkwire.ErrSystem)
+		}
+		if h := s.hidden[key]; h != nil {
+			// Re-created while its delete was held: the other agents never
+			// see the gap (or see one update if the content changed).
+			h.timer.Stop()
+			delete(s.hidden, key)
+		}
+		s.owners[key] = ss.id
 	}
 	s.mu.Unlock()
 	if ephemeral {
@@ -88,8 +97,8 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		return fail(code)
 	}
 	s.mu.Lock()
-	if ephemeral && c.sess != nil && s.owners[key] == c.sess.id {
-		s.keysChangedLocked(c.sess) // after the Apply: the lease saves the record
+	if ephemeral && s.owners[key] == ss.id {
+		s.holdLocked(ss, time.Now().Add(ss.timeout)) // saveKeysLocked says why
 	}
 	s.syncDirtyLocked()
 	s.refresh(p)

@@ -120,7 +120,7 @@ func (s *Server) connClosed(c *conn, err error) {
 	ss.conn = nil
 	if err == errSilent {
 		s.mu.Unlock()
-		s.endSession(ss, "timed out")
+		s.expire(ss, "timed out")
 		return
 	}
 	wait := min(ss.timeout, s.cfg.Grace)
@@ -134,21 +134,53 @@ func (s *Server) expireDetached(ss *session) {
 	live := ss.conn == nil && !ss.ended && !s.closed
 	s.mu.Unlock()
 	if live {
-		s.endSession(ss, "expired")
+		s.expire(ss, "expired")
 	}
 }
 
-// endSession ends a session at once: closeSession, expiry. Its ephemeral
-// znodes are withdrawn everywhere without a DeleteHold: nobody will
-// re-create them under this session.
-func (s *Server) endSession(ss *session, why string) {
+// unsavedRetry is how soon the expiry of a session whose end could not be
+// saved is tried again.
+const unsavedRetry = time.Second
+
+// expire ends a detached session. If its end cannot be saved, the session
+// and its ephemeral znodes stay (nobody was told it ended, and a restart
+// would bring them back) and the expiry is tried again after
+// unsavedRetry, unless its client re-attaches meanwhile.
+func (s *Server) expire(ss *session, why string) {
+	err := s.endSession(ss, why)
+	if err == nil {
+		return
+	}
+	s.log.Error("session expiry could not be saved to the data dir; the session and its ephemeral znodes stay until it can be",
+		"session", hexID(ss.id), "err", err, "retry_in", unsavedRetry)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.conn == nil && !ss.ended && !s.closed {
+		ss.stopTimer()
+		ss.timer = time.AfterFunc(unsavedRetry, func() { s.expireDetached(ss) })
+	}
+}
+
+// endSession ends a session at once: closeSession, expiry. Its lease is
+// dropped first, durably, so a restart never brings its ephemeral znodes
+// back; they are then withdrawn everywhere without a DeleteHold (nobody
+// will re-create them under this session). If the drop cannot be saved,
+// nothing changes and the error is returned: the session lives on.
+func (s *Server) endSession(ss *session, why string) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	if ss.ended {
 		s.mu.Unlock()
-		return
+		return nil
 	}
+	// Under s.mu, so that no refresh of its deadline puts the lease back
+	// between the drop and the end.
+	if err := s.reg.DropLease(door, sessionLeaseID(ss.id)); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	ss.leaseState, ss.leaseKeys = nil, nil
 	ss.ended = true
 	ss.stopTimer()
 	delete(s.sessions, ss.id)
@@ -162,13 +194,11 @@ func (s *Server) endSession(ss *session, why string) {
 	sort.Strings(keys)
 	s.mu.Unlock()
 	s.log.Debug("session ended", "session", hexID(ss.id), "why", why, "ephemerals", len(keys))
-	if ss.leaseState != nil {
-		s.dropLease(ss) // before the withdrawal: a restart must not bring them back
-	}
 	if len(keys) > 0 {
 		s.reg.Apply(nil, keys)
 	}
 	s.syncDirty()
+	return nil
 }
 
 func hexID(id int64) string {
