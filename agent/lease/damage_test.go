@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,5 +48,49 @@ func TestDamagedLeaseFilesLoseOnlyWhatIsDamaged(t *testing.T) {
 	}
 	if got, want := restored(t, dir), []string{"b=10.0.0.2:1", "c=10.0.0.3:1"}; !slices.Equal(got, want) {
 		t.Fatalf("after the restart the files restore %v, want %v", got, want)
+	}
+}
+
+// A damaged entry mid-log may have been any lease's change or removal,
+// so no lease last written before it is restored as it was: a removal
+// destroyed would bring the lease back (a withdrawn registration served
+// again), a change destroyed would bring its old records back. Such
+// leases are lost, as the entry was; the ones written after it stay.
+// Before, both came back (the crash test saw a withdrawn ephemeral znode
+// served again, and a setData rolled back, after one garbled entry).
+func TestDamagedLeaseEntryNeverBringsBackWhatItChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		garble  int // which entry, from 0
+		restore []string
+	}{
+		{"a destroyed removal", 2, []string{"b=10.0.0.2:2", "c=10.0.0.3:1"}},
+		{"a destroyed change", 3, []string{"c=10.0.0.3:1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := leaseAgent(t, dir)
+			putBroker(a, "a", "10.0.0.1:1", time.Time{})
+			putBroker(a, "b", "10.0.0.2:1", time.Time{})
+			dropBroker(a, "a")
+			putBroker(a, "b", "10.0.0.2:2", time.Time{})
+			putBroker(a, "c", "10.0.0.3:1", time.Time{})
+			logPath := filepath.Join(dir, leaseLogFile)
+			b, err := os.ReadFile(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := 0
+			for range tc.garble {
+				off += 8 + int(binary.BigEndian.Uint32(b[off:]))
+			}
+			b[off+12] ^= 0xff
+			if err := os.WriteFile(logPath, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got := restored(t, dir); !slices.Equal(got, tc.restore) {
+				t.Fatalf("restores %v, want %v", got, tc.restore)
+			}
+		})
 	}
 }

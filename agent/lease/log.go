@@ -63,7 +63,11 @@ func setAside(path string, keep bool) string {
 //
 // Reading judges each entry on its own: a damaged frame is skipped by
 // looking for the next intact one, so one bad entry mid-log does not cut
-// off the ones after it.
+// off the ones after it. What the damaged entry said is lost, and it may
+// have been any lease's change or removal, so the leases last written
+// before it are not restored (readSavedLeases): a registration lost to
+// damage is registered again by its client, where one brought back would
+// serve what its client withdrew or replaced.
 
 const leaseLogFile = "leases.log"
 
@@ -227,17 +231,23 @@ func (l *leaseLog) reset() error {
 func (l *leaseLog) close() error { return l.f.Close() }
 
 // readLeaseLog returns the entries of path after seq after, where its
-// last intact entry ends, the highest seq in it, and how many damaged
-// stretches it skipped. A missing file is empty. A damaged frame (a bad
-// length, checksum or body) does not end the replay: the reader looks
-// for the next intact frame from the following byte on.
-func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, seq uint64, damaged int, err error) {
+// last intact entry ends, the highest seq in it, how many damaged
+// stretches it skipped, and the highest seq a damaged stretch destroyed
+// (0: none). A missing file is empty. A damaged frame (a bad length,
+// checksum or body) does not end the replay: the reader looks for the
+// next intact frame from the following byte on. Entries are numbered
+// without gaps (a failed append is cut off and its seq reused), so an
+// intact entry numbered past the one before it tells what the damage
+// between them destroyed; damage after the last intact entry is a torn
+// write, of an entry never acknowledged (each is fsynced before its
+// answer), which destroyed nothing.
+func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, seq uint64, damaged int, lost uint64, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, after, 0, nil
+		return nil, 0, after, 0, 0, nil
 	}
 	if err != nil {
-		return nil, 0, after, 0, err
+		return nil, 0, after, 0, 0, err
 	}
 	seq = after
 	inDamage := false
@@ -257,6 +267,9 @@ func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, se
 		inDamage = false
 		off += 8 + n
 		good = int64(off)
+		if e.Seq > seq+1 && e.Seq > after+1 {
+			lost = max(lost, e.Seq-1)
+		}
 		if e.Seq > seq {
 			seq = e.Seq
 		}
@@ -267,7 +280,7 @@ func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, se
 	if int64(len(b)) > good && !inDamage {
 		damaged++ // a torn tail shorter than a frame header
 	}
-	return entries, good, seq, damaged, nil
+	return entries, good, seq, damaged, lost, nil
 }
 
 // replaceFile writes, syncs, then renames, so a crash leaves the old file

@@ -412,11 +412,22 @@ type damage struct {
 	snapshot error // leases.json unreadable: the log is still read, whole
 	logParts int   // damaged stretches of the log skipped
 	entries  int   // intact frames whose lease did not decode
+	// suspect: leases last written before an entry the damage destroyed,
+	// not restored (see readSavedLeases).
+	suspect int
 }
 
 // readSavedLeases folds leases.json and the log after it into the leases
 // they hold, in the order they were written. good and seq are where the
 // log's last intact entry ends and its highest seq.
+//
+// An entry destroyed mid-log (or intact but undecodable) may have been
+// any lease's change or removal: restoring a lease last written before it
+// could serve records its client replaced, or bring back one it withdrew.
+// So those leases are left out (counted in dmg.suspect): they are lost,
+// as the destroyed entry was, and their clients register again; leases
+// written after it are restored. A lost leases.json loses the leases only
+// it held, and nothing else: the log after it is the whole history since.
 func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, dmg damage, err error) {
 	var body leaseFileRead
 	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
@@ -429,14 +440,16 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 	case !os.IsNotExist(err):
 		return nil, "", 0, 0, dmg, err
 	}
-	entries, good, seq, parts, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
+	entries, good, seq, parts, lost, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
 	if err != nil {
 		return nil, "", 0, 0, dmg, err
 	}
 	dmg.logParts = parts
 	byKey := map[string]int{}
+	written := make([]uint64, len(body.Leases)) // seq of each lease's last entry
 	for i, sl := range body.Leases {
 		byKey[leaseKey(sl.Door, sl.ID)] = i
+		written[i] = body.Seq
 	}
 	leases = body.Leases
 	for _, e := range entries {
@@ -445,14 +458,16 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 			var sl savedLease
 			if err := json.Unmarshal(e.Put, &sl); err != nil {
 				dmg.entries++
+				lost = max(lost, e.Seq)
 				continue
 			}
 			k := leaseKey(sl.Door, sl.ID)
 			if i, ok := byKey[k]; ok {
-				leases[i] = sl
+				leases[i], written[i] = sl, e.Seq
 			} else {
 				byKey[k] = len(leases)
 				leases = append(leases, sl)
+				written = append(written, e.Seq)
 			}
 		case e.Drop != nil:
 			if i, ok := byKey[leaseKey(e.Drop.Door, e.Drop.ID)]; ok {
@@ -461,8 +476,12 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 		}
 	}
 	out := leases[:0]
-	for _, sl := range leases {
-		if sl.Door != "" {
+	for i, sl := range leases {
+		switch {
+		case sl.Door == "":
+		case lost > 0 && written[i] <= lost:
+			dmg.suspect++
+		default:
 			out = append(out, sl)
 		}
 	}
@@ -492,6 +511,10 @@ func (ls *Store) Restore() routes.Delta {
 		aside := setAside(logPath, true)
 		ls.logger.Warn("the lease log has damaged entries (the agent died while writing one, or the file was damaged); skipped them and restored the rest",
 			"path", logPath, "damaged_stretches", dmg.logParts, "undecodable_leases", dmg.entries, "copy", aside)
+	}
+	if dmg.suspect > 0 {
+		ls.logger.Error("the lease log lost entries to damage: the registrations last saved before them are not restored, since a lost entry may have withdrawn or changed any of them; their clients must register again",
+			"path", logPath, "not_restored", dmg.suspect)
 	}
 	log, err := openLeaseLog(logPath, good, seq)
 	if err != nil {
