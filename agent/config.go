@@ -29,6 +29,10 @@ const (
 	// DefaultZooKeeperGrace is how long a ZooKeeper session whose client
 	// connection dropped without closeSession survives (see ZooKeeperGrace).
 	DefaultZooKeeperGrace = 5 * time.Second
+	// DefaultNacosGrace is how long the ephemeral instances of a Nacos
+	// gRPC connection that closed stay (see NacosGrace): the ZooKeeper
+	// door's default.
+	DefaultNacosGrace = 5 * time.Second
 )
 
 // Config is everything an agent needs. The JSON names are those of the
@@ -77,6 +81,15 @@ type Config struct {
 	// Every client on this host shares 127.0.0.1, so a host with more
 	// ZooKeeper clients needs more; negative: no bound.
 	ZooKeeperMaxClientConns int `json:"zookeeper_max_client_conns"`
+	// NacosGrace is how long the ephemeral instances of a Nacos gRPC
+	// connection that closed (its process exited or was killed, or the
+	// agent restarted) stay: a client that reconnects and re-registers
+	// within it (Nacos clients redo their registrations on reconnect)
+	// shows its consumers no gap; otherwise they are withdrawn. Its own
+	// flag, not --zookeeper-grace: the doors serve different clients, and
+	// Nacos' own server withdraws at once, so an operator may want it
+	// shorter.
+	NacosGrace Duration `json:"nacos_grace"`
 	// Join lists members to join at start (failure is fatal); RetryJoin
 	// lists members to keep trying, with backoff, until one answers.
 	Join      []string `json:"join"`
@@ -145,6 +158,7 @@ func DefaultConfig() Config {
 		ZooKeeperAddr:  DefaultZooKeeperAddr,
 		NacosAddr:      DefaultNacosAddr,
 		ZooKeeperGrace: Duration(DefaultZooKeeperGrace),
+		NacosGrace:     Duration(DefaultNacosGrace),
 		Profile:        "lan",
 		LeaveTimeout:   Duration(5 * time.Second),
 	}
@@ -224,6 +238,9 @@ func (c *Config) validate() error {
 	if c.ZooKeeperGrace < 0 {
 		return fmt.Errorf("--zookeeper-grace %v must not be negative", time.Duration(c.ZooKeeperGrace))
 	}
+	if c.NacosGrace < 0 {
+		return fmt.Errorf("--nacos-grace %v must not be negative", time.Duration(c.NacosGrace))
+	}
 	if c.ZooKeeperDeleteHold < 0 {
 		return fmt.Errorf("zookeeper_delete_hold %v must not be negative", time.Duration(c.ZooKeeperDeleteHold))
 	}
@@ -231,6 +248,9 @@ func (c *Config) validate() error {
 	// the web UI show the value in force, not 0s.
 	if c.ZooKeeperGrace == 0 {
 		c.ZooKeeperGrace = Duration(DefaultZooKeeperGrace)
+	}
+	if c.NacosGrace == 0 {
+		c.NacosGrace = Duration(DefaultNacosGrace)
 	}
 	if c.ZooKeeperDeleteHold == 0 {
 		c.ZooKeeperDeleteHold = Duration(zookeeper.DefaultDeleteHold)

@@ -24,4 +24,7 @@ func TestConfigShowsDefaultsInForce(t *testing.T) {
 	if got := time.Duration(c.ZooKeeperGrace); got != DefaultZooKeeperGrace {
 		t.Errorf("zookeeper_grace = %v, want the default %v", got, DefaultZooKeeperGrace)
 	}
+	if got := time.Duration(c.NacosGrace); got != DefaultNacosGrace {
+		t.Errorf("nacos_grace = %v, want the default %v", got, DefaultNacosGrace)
+	}
 }

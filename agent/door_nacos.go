@@ -22,7 +22,7 @@ func (a *Agent) startNacos() error {
 	}
 	srv, err := nacos.NewServer(nacos.Config{
 		Addr:   addr,
-		Host:   a.host,
+		Host:   a.host.For("nacos"),
 		Grace:  a.nacosGrace(),
 		Logger: a.cfg.Logger.With("node", a.cfg.NodeName),
 	})
@@ -53,9 +53,9 @@ func (a *Agent) startNacos() error {
 	return nil
 }
 
-// nacosGrace is the Nacos door's grace for a dropped connection's
-// ephemeral instances: the ZooKeeper door's.
-func (a *Agent) nacosGrace() time.Duration { return time.Duration(a.cfg.ZooKeeperGrace) }
+// nacosGrace is the Nacos door's grace for a closed connection's
+// ephemeral instances (--nacos-grace).
+func (a *Agent) nacosGrace() time.Duration { return time.Duration(a.cfg.NacosGrace) }
 
 func (a *Agent) stopNacos() error {
 	if a.nacos == nil {

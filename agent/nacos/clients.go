@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
-	"github.com/namecast/namecast/routes"
 )
 
 // client is one set-up gRPC connection and what it holds: its ephemeral
@@ -20,14 +19,6 @@ type client struct {
 	subs    map[string]*subscription // subscription key -> subscription
 	listens map[string]configID      // config key -> config
 }
-
-// holder names who holds an ephemeral record on this agent: a gRPC
-// connection ("grpc:" id) or a 1.x HTTP registration kept by beats
-// ("beat:" instance identity). A record is withdrawn when its last holder
-// lets go, never earlier.
-type holder string
-
-func grpcHolder(id string) holder { return holder("grpc:" + id) }
 
 // setUp registers ci's bi-stream: from now on its requests are served and
 // its pushes go out on st.
@@ -76,7 +67,8 @@ func (s *Server) awaitClient(ctx context.Context, ci *connInfo) *client {
 
 // streamEnded is called when ci's bi-stream ends: the client process died
 // or closed. Its subscriptions and listens end now; its instances after the
-// grace.
+// grace, unless another holder keeps them. Its lease's deadline says so,
+// so an agent restarted meanwhile withdraws them no later.
 func (s *Server) streamEnded(ci *connInfo) {
 	s.mu.Lock()
 	c := s.clients[ci.id]
@@ -87,10 +79,17 @@ func (s *Server) streamEnded(ci *connInfo) {
 	c.gone = true
 	c.subs, c.listens = nil, nil
 	s.mu.Unlock()
+	s.writeMu.Lock()
+	if err := s.renew(grpcHolder(ci.id), time.Now().Add(s.cfg.Grace)); err != nil {
+		s.log.Warn("saving a closed connection's deadline failed; a restart may keep its instances a grace longer", "conn", ci.id, "err", err)
+	}
+	s.writeMu.Unlock()
 	time.AfterFunc(s.cfg.Grace, func() { s.expire(ci.id) })
 }
 
-// expire withdraws what a gone client held.
+// expire withdraws what a gone client held. When the data dir cannot save
+// the lease's removal it withdraws nothing (a restart would bring the
+// instances back) and tries again a second later.
 func (s *Server) expire(id string) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -100,59 +99,17 @@ func (s *Server) expire(id string) {
 		s.mu.Unlock()
 		return
 	}
-	delete(s.clients, id)
-	var drop []string
-	for _, key := range c.insts {
-		if s.releaseLocked(grpcHolder(id), key) {
-			drop = append(drop, key)
-		}
-	}
+	n := len(c.insts)
 	s.mu.Unlock()
-	if len(drop) > 0 {
-		s.reg.Apply(nil, drop)
-		s.log.Info("nacos client gone: its instances withdrawn", "conn", id, "instances", len(drop))
+	if err := s.letGo(grpcHolder(id)); err != nil {
+		s.log.Error("withdrawing a closed connection's instances failed: the data dir cannot save it; retrying", "conn", id, "err", err)
+		time.AfterFunc(time.Second, func() { s.expire(id) })
+		return
 	}
-}
-
-// holdLocked adds h as a holder of rec and reports whether rec is new to
-// this agent (the caller applies it). s.mu held.
-func (s *Server) holdLocked(h holder, rec routes.Record) bool {
-	key := rec.Key()
-	m := s.holders[key]
-	if m == nil {
-		m = map[holder]routes.Record{}
-		s.holders[key] = m
-	}
-	m[h] = rec
-	return len(m) == 1
-}
-
-// releaseLocked drops h as a holder of key and reports whether it was the
-// last (the caller withdraws the record). s.mu held.
-func (s *Server) releaseLocked(h holder, key string) bool {
-	m := s.holders[key]
-	if _, ok := m[h]; !ok {
-		return false
-	}
-	delete(m, h)
-	if len(m) == 0 {
-		delete(s.holders, key)
-		return true
-	}
-	return false
-}
-
-// withdrawAll withdraws every ephemeral record the door holds (Close).
-func (s *Server) withdrawAll() {
 	s.mu.Lock()
-	keys := make([]string, 0, len(s.holders))
-	for k := range s.holders {
-		keys = append(keys, k)
-	}
-	s.holders = map[string]map[holder]routes.Record{}
-	s.clients = map[string]*client{}
+	delete(s.clients, id)
 	s.mu.Unlock()
-	if len(keys) > 0 {
-		s.reg.Apply(nil, keys)
+	if n > 0 {
+		s.log.Info("nacos client gone: its instances withdrawn unless another holder keeps them", "conn", id, "instances", n)
 	}
 }

@@ -33,13 +33,28 @@
 // category "nacos". Namespace, group, cluster, weight and enabled are kept
 // as nacos.* parameters.
 //
-// Ephemeral instances (the default) are this agent's records, held by the
-// gRPC connection that registered them; a record is withdrawn when its last
-// holder lets go. A connection whose stream ends (closed, or its process
-// killed) keeps its instances for Config.Grace, the ZooKeeper door's grace,
-// then they are withdrawn on every agent. Persistent instances and configs
-// are cluster rules: they outlive connections and agents, and the later
-// write by the rules' hybrid logical clock wins on every agent.
+// Ephemeral instances (the default) are this agent's records, held by who
+// registered them (holds.go): the gRPC connection, or for the 1.x HTTP
+// API the instance's beats. Each holder is a lease of the agent's host
+// (door "nacos"), so the holder-set rule holds across doors: a record is
+// withdrawn from this agent when its last holder lets go, never earlier,
+// and a URL registered over Nacos and over ZooKeeper or HTTP stays while
+// either holds it. A connection whose stream ends (closed, or its process
+// killed) keeps its instances for Config.Grace (--nacos-grace), then
+// lets go of them; an HTTP instance lives Config.BeatTimeout (30 s,
+// Nacos' ipDeleteTimeout) past its last beat.
+//
+// With the agent's data dir, a holder's lease is saved and fsynced before
+// its registration or withdrawal is answered (an error, when it cannot
+// be, changes nothing), and the door's Close withdraws nothing (the door
+// contract). Restarted, the agent republishes the instances and the door
+// takes its holders back: an HTTP instance is held by its beats again; a
+// connection's holder waits the grace, from when the agent is ready, for
+// its client to reconnect and redo its registrations (as Nacos clients
+// do on reconnect), then lets go of what was not re-registered.
+// Persistent instances and configs are cluster rules: they outlive
+// connections and agents, and the later write by the rules' hybrid
+// logical clock wins on every agent.
 //
 // # What differs from Nacos (and what a user gets instead)
 //
@@ -58,11 +73,14 @@
 //   - Config content is bounded to MaxConfigContent (64 KiB; Nacos 10 MiB),
 //     since every agent keeps every config; gray (beta, tag) configs,
 //     history and the console are not served.
-//   - Holders are counted within this door: the same URL also held on
-//     this agent by the ZooKeeper or HTTP door is withdrawn when the Nacos
-//     door's last holder lets go (the one host of issue 23 counts holders
-//     across doors; until it lands, register a URL through one door per
-//     agent).
+//   - A closed connection's instances stay for the grace (5 s by
+//     default), where Nacos withdraws them at once: a client that
+//     reconnects (or the agent restarting under it) shows its consumers
+//     no gap.
+//   - Nacos marks an HTTP instance unhealthy 15 s after its last beat
+//     and deletes it at 30 s; the door lists it healthy until it is
+//     withdrawn at 30 s (an instance's health is its holder's
+//     liveness, above).
 //   - Dubbo 3's application-level discovery through Nacos (the application
 //     name as a service, instances with dubbo.metadata.* metadata) is kept
 //     as nacos:// instances; it is not translated to the ZooKeeper door's
@@ -78,6 +96,7 @@
 // held while writing to a client. The table's change hook only notes keys;
 // the push loop recomputes subscriptions outside every lock and writes to
 // each connection on its own goroutine, each write bounded by
-// WriteTimeout. Close stops the listeners, ends every stream, waits for
-// the door's goroutines and withdraws the door's ephemeral records.
+// WriteTimeout. A holder's lease is saved under writeMu, never under mu.
+// Close stops the listeners, ends every stream and waits for the door's
+// goroutines; it withdraws nothing.
 package nacos

@@ -27,8 +27,6 @@ type beat struct {
 	deadline time.Time
 }
 
-func beatHolder(id string) holder { return holder("beat:" + id) }
-
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /nacos/v1/ns/instance", s.httpRegister)
@@ -117,28 +115,27 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	}
 	id := identity(sv, in.IP, in.Port, in.ClusterName)
 	s.mu.Lock()
-	var dels []string
 	b := s.beats[id]
-	if b != nil && b.key != rec.Key() && s.releaseLocked(beatHolder(id), b.key) {
-		dels = append(dels, b.key)
+	full := b == nil && len(s.beats) >= s.cfg.MaxConns
+	s.mu.Unlock()
+	if full {
+		return &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
 	}
+	var drops []string
+	if b != nil && b.key != rec.Key() {
+		drops = append(drops, b.key)
+	}
+	deadline := time.Now().Add(s.cfg.BeatTimeout)
+	if err := s.hold(beatHolder(id), []routes.Record{rec}, drops, deadline, holdState{Kind: kindBeat, Identity: id}); err != nil {
+		return &codedError{nacoswire.ErrServer, err.Error()}
+	}
+	s.mu.Lock()
 	if b == nil {
-		if len(s.beats) >= s.cfg.MaxConns {
-			s.mu.Unlock()
-			return &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
-		}
 		b = &beat{}
 		s.beats[id] = b
 	}
-	b.key, b.deadline = rec.Key(), time.Now().Add(s.cfg.BeatTimeout)
-	var puts []routes.Record
-	if s.holdLocked(beatHolder(id), rec) {
-		puts = append(puts, rec)
-	}
+	b.key, b.deadline = rec.Key(), deadline
 	s.mu.Unlock()
-	if len(puts) > 0 || len(dels) > 0 {
-		s.reg.Apply(puts, dels)
-	}
 	return nil
 }
 
@@ -162,22 +159,23 @@ func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-	} else {
-		s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName))
+	} else if err := s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName)); err != nil {
+		httpError(w, http.StatusServiceUnavailable, err)
+		return
 	}
 	w.Write([]byte("ok"))
 }
 
-// dropBeat releases an HTTP instance's hold. writeMu held.
-func (s *Server) dropBeat(id string) {
+// dropBeat lets go of an HTTP instance; an error (the data dir cannot
+// save it) keeps it. writeMu held.
+func (s *Server) dropBeat(id string) error {
+	if err := s.letGo(beatHolder(id)); err != nil {
+		return err
+	}
 	s.mu.Lock()
-	b := s.beats[id]
-	last := b != nil && s.releaseLocked(beatHolder(id), b.key)
 	delete(s.beats, id)
 	s.mu.Unlock()
-	if last {
-		s.reg.Apply(nil, []string{b.key})
-	}
+	return nil
 }
 
 // httpBeat renews an HTTP instance (Nacos' InstanceController.beat): code
@@ -203,12 +201,20 @@ func (s *Server) httpBeat(w http.ResponseWriter, r *http.Request) {
 	}
 	p, _ := strconv.Atoi(port)
 	id := identity(sv, ip, p, cluster)
+	s.writeMu.Lock()
 	s.mu.Lock()
 	b := s.beats[id]
+	deadline := time.Now().Add(s.cfg.BeatTimeout)
 	if b != nil {
-		b.deadline = time.Now().Add(s.cfg.BeatTimeout)
+		b.deadline = deadline
 	}
 	s.mu.Unlock()
+	if b != nil {
+		if err := s.renew(beatHolder(id), deadline); err != nil {
+			s.log.Warn("saving a beat's deadline failed; a restart may expire the instance early", "err", err)
+		}
+	}
+	s.writeMu.Unlock()
 	code := 10200
 	if b == nil {
 		code = 20404
@@ -235,7 +241,9 @@ func (s *Server) beatLoop() {
 			}
 			s.mu.Unlock()
 			for _, id := range expired {
-				s.dropBeat(id)
+				if err := s.dropBeat(id); err != nil {
+					s.log.Error("withdrawing an instance whose beats stopped failed: the data dir cannot save it; retrying", "err", err)
+				}
 			}
 			s.writeMu.Unlock()
 		}

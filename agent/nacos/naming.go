@@ -2,7 +2,10 @@ package nacos
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
@@ -101,51 +104,57 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 		}
 		return s.applyRules(recs, without(dels, recs))
 	}
-	h := grpcHolder(c.id)
 	s.mu.Lock()
 	if c.gone {
 		s.mu.Unlock()
 		return &codedError{nacoswire.ErrUnregistered, "connection closed"}
 	}
+	// What c's instances become: each identity's record, the previous
+	// registration of the same identity replaced.
+	insts2 := maps.Clone(c.insts)
 	want := map[string]bool{}
 	for _, in := range insts {
 		want[identity(sv, in.IP, in.Port, in.ClusterName)] = true
 	}
-	var puts []routes.Record
-	var dels []string
-	release := func(id string) {
-		if key, had := c.insts[id]; had {
-			delete(c.insts, id)
-			if s.releaseLocked(h, key) {
-				dels = append(dels, key)
-			}
-		}
-	}
 	if replaceAll {
 		prefix := sv.ns + "\x00" + sv.group + "\x00" + sv.name + "\x00"
-		for id := range c.insts {
-			if len(id) > len(prefix) && id[:len(prefix)] == prefix && !want[id] {
-				release(id)
+		for id := range insts2 {
+			if strings.HasPrefix(id, prefix) && !want[id] {
+				delete(insts2, id)
 			}
 		}
 	}
 	for i, in := range insts {
-		id := identity(sv, in.IP, in.Port, in.ClusterName)
-		key := recs[i].Key()
-		if old, had := c.insts[id]; had && old == key {
-			continue
-		}
-		release(id)
-		c.insts[id] = key
-		if s.holdLocked(h, recs[i]) {
-			puts = append(puts, recs[i])
+		insts2[identity(sv, in.IP, in.Port, in.ClusterName)] = recs[i].Key()
+	}
+	s.mu.Unlock()
+	if err := s.setInstances(c, insts2, recs); err != nil {
+		return err
+	}
+	return nil
+}
+
+// setInstances makes insts (identity -> record key) what c holds: recs
+// are the records of its new keys. writeMu held.
+func (s *Server) setInstances(c *client, insts map[string]string, recs []routes.Record) error {
+	keep := map[string]bool{}
+	for _, k := range insts {
+		keep[k] = true
+	}
+	s.mu.Lock()
+	var drops []string
+	for _, k := range c.insts {
+		if !keep[k] {
+			drops = append(drops, k)
 		}
 	}
 	s.mu.Unlock()
-	dels = without(dels, puts)
-	if len(puts) > 0 || len(dels) > 0 {
-		s.reg.Apply(puts, dels)
+	if err := s.hold(grpcHolder(c.id), recs, drops, time.Time{}, holdState{Kind: kindGRPC, Remote: c.remote}); err != nil {
+		return &codedError{nacoswire.ErrServer, err.Error()}
 	}
+	s.mu.Lock()
+	c.insts = insts
+	s.mu.Unlock()
 	return nil
 }
 
@@ -192,17 +201,14 @@ func (s *Server) deregister(c *client, sv service, in nacoswire.Instance, persis
 	}
 	id := identity(sv, in.IP, in.Port, in.ClusterName)
 	s.mu.Lock()
-	key, had := c.insts[id]
-	last := false
-	if had {
-		delete(c.insts, id)
-		last = s.releaseLocked(grpcHolder(c.id), key)
-	}
+	_, had := c.insts[id]
+	insts := maps.Clone(c.insts)
+	delete(insts, id)
 	s.mu.Unlock()
-	if last {
-		s.reg.Apply(nil, []string{key})
+	if !had {
+		return nil
 	}
-	return nil
+	return s.setInstances(c, insts, nil)
 }
 
 func (s *Server) serviceQuery(c *client, body []byte) (any, error) {

@@ -119,10 +119,12 @@ type Server struct {
 	// step for other writers on this agent.
 	writeMu sync.Mutex
 
-	// mu guards the clients, holders, beats and the push state.
+	// mu guards the clients, holders, beats and the push state; the
+	// holders and what they hold change only under writeMu too.
 	mu      sync.Mutex
 	clients map[string]*client
-	holders map[string]map[holder]routes.Record // ephemeral record key -> who holds it
+	holders map[string]map[holder]struct{} // ephemeral record key -> its Nacos holders
+	held    map[holder]*holding            // what each holder holds (holds.go)
 	closed  bool
 	refTime int64 // last lastRefTime handed out: strictly increasing
 	// setupSignal is closed (and replaced) at every bi-stream setup.
@@ -142,7 +144,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger,
-		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]routes.Record{},
+		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]struct{}{}, held: map[holder]*holding{},
 		setupSignal: make(chan struct{}), beats: map[string]*beat{}}
 	s.push.init()
 	return s, nil
@@ -175,6 +177,7 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.grpcSrv = s.newGRPCServer()
 	s.table.OnChange(s.push.changed)
+	s.restoreLeases()
 	for _, run := range []func(){
 		func() { s.httpSrv.Serve(httpLn) },
 		func() { s.grpcSrv.Serve(grpcLn) },
@@ -194,8 +197,10 @@ func (s *Server) Addr() string { return s.httpLn.Addr().String() }
 func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 
 // Close stops both listeners and every connection, then waits for the
-// door's goroutines. The ephemeral instances of its clients are withdrawn
-// at once: the agent is going, and with it what it held.
+// door's goroutines. It withdraws nothing (the door contract, package
+// agent's doors.go): the agent is going away, and its records go with it,
+// or come back with its restart, held by the leases the door saved until
+// their clients reconnect or their grace ends.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -208,6 +213,5 @@ func (s *Server) Close() error {
 	s.httpSrv.Close()
 	s.grpcSrv.Close()
 	s.wg.Wait()
-	s.withdrawAll()
 	return nil
 }

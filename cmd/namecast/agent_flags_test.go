@@ -34,6 +34,27 @@ func TestZooKeeperFlags(t *testing.T) {
 	}
 }
 
+// --nacos-grace, and nacos_grace in the config file, set the Nacos door's
+// grace; its default is the ZooKeeper door's.
+func TestNacosGraceFlag(t *testing.T) {
+	cfg, _, err := parseAgentFlags(nil, io.Discard)
+	if err != nil || time.Duration(cfg.NacosGrace) != 5*time.Second {
+		t.Fatalf("default: %v %v", time.Duration(cfg.NacosGrace), err)
+	}
+	cfg, _, err = parseAgentFlags([]string{"--nacos-grace", "2s", "--zookeeper-grace", "7s"}, io.Discard)
+	if err != nil || time.Duration(cfg.NacosGrace) != 2*time.Second || time.Duration(cfg.ZooKeeperGrace) != 7*time.Second {
+		t.Fatalf("flags: nacos %v zookeeper %v %v", time.Duration(cfg.NacosGrace), time.Duration(cfg.ZooKeeperGrace), err)
+	}
+	file := filepath.Join(t.TempDir(), "agent.json")
+	if err := os.WriteFile(file, []byte(`{"nacos_grace": "3s"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err = parseAgentFlags([]string{"--config", file}, io.Discard)
+	if err != nil || cfg.NacosGrace != agent.Duration(3*time.Second) {
+		t.Fatalf("config file: %v %v", time.Duration(cfg.NacosGrace), err)
+	}
+}
+
 func TestMemoryLimitFlag(t *testing.T) {
 	cfg, _, err := parseAgentFlags(nil, io.Discard)
 	if err != nil || cfg.MemoryLimit != "" {
