@@ -29,6 +29,28 @@ type diskRegistry struct {
 	dir       string
 	published atomic.Int64
 	rulesErr  atomic.Pointer[error]
+	// failLease, when set, fails every write of the lease with that id
+	// alone (a disk that fills between two writes).
+	failLease atomic.Pointer[string]
+}
+
+func (d *diskRegistry) leaseFails(id string) bool {
+	f := d.failLease.Load()
+	return f != nil && *f == id
+}
+
+func (d *diskRegistry) Hold(l lease.Lease, recs []routes.Record) error {
+	if d.leaseFails(l.ID) {
+		return errDiskFull
+	}
+	return d.Host.Hold(l, recs)
+}
+
+func (d *diskRegistry) DropLease(door, id string) error {
+	if d.leaseFails(id) {
+		return errDiskFull
+	}
+	return d.Host.DropLease(door, id)
 }
 
 var errDiskFull = errors.New("saving to the data dir failed, so the change was not made: no space left on device")

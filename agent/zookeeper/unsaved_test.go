@@ -224,8 +224,8 @@ func TestExpiryThatCannotBeSavedWaitsForTheDisk(t *testing.T) {
 // of its parts: the deletes of two sessions' ephemeral znodes and of the
 // persistent parent answer an error on the first part that cannot be
 // saved (0 before it, RUNTIMEINCONSISTENCY after, as ZooKeeper answers a
-// failed multi) and change nothing, whether the leases, the rules or both
-// cannot be saved. Once the disk takes writes the same multi goes
+// failed multi) and change nothing, whether the leases, the rules, both,
+// or only the second session's lease cannot be saved. Once the disk takes writes the same multi goes
 // through. Before, deletes whose lease could not be saved were applied
 // and acknowledged, and a multi whose rule delete failed had already
 // withdrawn the ephemeral znodes before it.
@@ -238,12 +238,22 @@ func TestMultiThatCannotBeSavedChangesNothing(t *testing.T) {
 		{"leases", (*diskRegistry).breakLeases, 0},
 		{"rules", (*diskRegistry).breakRules, 2},
 		{"both", (*diskRegistry).fillDisk, 0},
+		{"the second session's lease", nil, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, reg := startDiskServer(t, nil)
 			a, b := dialRaw(t, s), dialRaw(t, s)
 			a.handshake(false)
-			b.handshake(false)
+			bs := b.handshake(false)
+			if tc.brk == nil {
+				// The first session's lease is saved without its znode,
+				// then the second's cannot be: the first is saved back.
+				tc.brk = func(reg *diskRegistry) func() {
+					id := sessionLeaseID(bs.SessionID)
+					reg.failLease.Store(&id)
+					return func() { reg.failLease.Store(nil) }
+				}
+			}
 			if mkNode(a, 1, "/d", "p", zkwire.FlagPersistent) != 0 || mkNode(a, 2, "/d/a", "1", zkwire.FlagEphemeral) != 0 ||
 				mkNode(b, 1, "/d/b", "1", zkwire.FlagEphemeral) != 0 {
 				t.Fatal("setup creates failed")
