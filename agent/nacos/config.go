@@ -69,6 +69,9 @@ func md5Hex(s string) string {
 
 // config reads one config's content.
 func (s *Server) config(id configID) (string, bool) {
+	if content, found, ok := s.appConfig(id); ok || found {
+		return content, found // apps.go
+	}
 	rec, ok := s.table.Rule(routes.KVKey(configNamespace, id.key()))
 	if !ok || rec.KV == nil {
 		return "", false
@@ -109,7 +112,11 @@ func (s *Server) publishConfig(id configID, content, casMD5 string) (ok bool, er
 			return false, nil
 		}
 	}
-	if err := s.applyRules([]routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}, nil); err != nil {
+	puts, ok := s.appConfigWrite(id, content)
+	if !ok {
+		puts = []routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}
+	}
+	if err := s.applyRules(puts, nil); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -139,6 +146,12 @@ func (s *Server) configPublish(c *client, body []byte) (any, error) {
 func (s *Server) removeConfig(id configID) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if keys, ok := s.appConfigKeys(id); ok {
+		if len(keys) == 0 {
+			return nil
+		}
+		return s.applyRules(nil, keys)
+	}
 	if _, found := s.config(id); found {
 		return s.applyRules(nil, []string{routes.KVKey(configNamespace, id.key())})
 	}

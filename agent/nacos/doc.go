@@ -29,9 +29,15 @@
 // NacosRegistry and NacosNamingServiceUtils: the URL's parameters are the
 // instance's metadata) is the same Dubbo URL every door shows, and a
 // provider registered through any door is an instance to a Nacos
-// subscriber. Other services are nacos://ip:port/{service} URLs under
-// category "nacos". Namespace, group, cluster, weight and enabled are kept
-// as nacos.* parameters.
+// subscriber. Dubbo 3's application-level discovery through Nacos (the
+// application as a service, instances with dubbo.metadata.* metadata; the
+// interface → application mapping and the applications' metadata as
+// configs) is the same application instance, mapping and metadata records
+// the ZooKeeper door and HTTP write (apps.go), so /v1/apps, the UI and a
+// ZooKeeper consumer see an application registered through Nacos, and a
+// Nacos consumer one registered through ZooKeeper. Other services are
+// nacos://ip:port/{service} URLs under category "nacos". Namespace, group,
+// cluster, weight and enabled are kept as nacos.* parameters.
 //
 // Ephemeral instances (the default) are this agent's records, held by who
 // registered them (holds.go): the gRPC connection, or for the 1.x HTTP
@@ -81,10 +87,13 @@
 //     and deletes it at 30 s; the door lists it healthy until it is
 //     withdrawn at 30 s (an instance's health is its holder's
 //     liveness, above).
-//   - Dubbo 3's application-level discovery through Nacos (the application
-//     name as a service, instances with dubbo.metadata.* metadata) is kept
-//     as nacos:// instances; it is not translated to the ZooKeeper door's
-//     /services/{app} records.
+//   - An application instance is Dubbo's application instance only in the
+//     public namespace's DEFAULT_GROUP (Dubbo's default) and when
+//     ephemeral: in another namespace or group, or persistent, it stays a
+//     nacos:// instance, which the application views do not show.
+//   - The mapping config is a set merged across agents, as the ZooKeeper
+//     door's /dubbo/mapping: a publish that drops an application another
+//     agent's part names leaves it in the union.
 //   - Authentication (accessToken, identity headers) is not checked: the
 //     door, like the ZooKeeper and RocketMQ doors, is for the host it runs
 //     on.

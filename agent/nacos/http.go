@@ -110,6 +110,7 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	rec = s.settle(sv, in, !in.Ephemeral, rec) // apps.go
 	if !in.Ephemeral {
 		return s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
 	}

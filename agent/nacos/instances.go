@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/dubbo"
@@ -118,6 +119,17 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 	if len(inst.Metadata) > dubbo.MaxParams-8 {
 		return routes.Record{}, fmt.Errorf("instance has %d metadata entries, more than %d", len(inst.Metadata), dubbo.MaxParams-8)
 	}
+	if a, ok, err := sv.appInstanceOf(inst, persistent); ok {
+		if err != nil {
+			return routes.Record{}, err
+		}
+		for k := range inst.Metadata {
+			if reservedParam(k) {
+				return routes.Record{}, fmt.Errorf("metadata key %q is reserved: the door keeps the instance's %s in it", k, k[len(paramPrefix):])
+			}
+		}
+		return a.record(time.Now().UnixMilli()), nil // apps.go
+	}
 	iface, category := sv.urlKeys()
 	protocol, path := "nacos", sv.name
 	if sv.dubbo {
@@ -206,7 +218,8 @@ func (sv service) instance(raw string) (inst nacoswire.Instance, ok bool) {
 }
 
 // hosts lists sv's instances in the clusters named (all when empty),
-// sorted, one per instance id.
+// sorted, one per instance id: its URL records' and, for an application,
+// its application instances (apps.go).
 func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 	var want map[string]bool
 	if clusters != "" {
@@ -225,6 +238,12 @@ func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 		}
 		seen[inst.InstanceID] = true
 		out = append(out, inst)
+	}
+	for _, inst := range s.appHosts(sv) {
+		if (want == nil || want[inst.ClusterName]) && !seen[inst.InstanceID] {
+			seen[inst.InstanceID] = true
+			out = append(out, inst)
+		}
 	}
 	slices.SortFunc(out, func(a, b nacoswire.Instance) int { return strings.Compare(a.InstanceID, b.InstanceID) })
 	return out
@@ -246,8 +265,9 @@ func (s *Server) serviceInfo(sv service, clusters string) nacoswire.ServiceInfo 
 }
 
 // serviceNames lists the services of one namespace and group: every
-// nacos-category URL's service and every Dubbo URL's
-// category:interface:version:group.
+// nacos-category URL's service, every Dubbo URL's
+// category:interface:version:group, and every application with an
+// instance (apps.go).
 func (s *Server) serviceNames(ns, group string) []string {
 	set := map[string]bool{}
 	for _, iface := range s.table.Services() {
@@ -262,6 +282,9 @@ func (s *Server) serviceNames(ns, group string) []string {
 			}
 			set[serviceNameOf(iface, u)] = true
 		}
+	}
+	for _, app := range s.appNames(ns, group) {
+		set[app] = true
 	}
 	names := make([]string, 0, len(set))
 	for n := range set {

@@ -97,6 +97,9 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	for i := range recs {
+		recs[i] = s.settle(sv, insts[i], persistent, recs[i]) // apps.go
+	}
 	if persistent {
 		var dels []string
 		for _, in := range insts {

@@ -47,6 +47,16 @@ func (p *pushState) changed(key string) {
 		note = func() { p.ifaces[iface] = true }
 	} else if rest, ok := strings.CutPrefix(key, configKeyPrefix); ok {
 		note = func() { p.configs[rest] = true }
+	} else if path, ok := routes.ZnodePathOfKey(key); ok {
+		app, config := appChange(path) // apps.go
+		switch {
+		case app != "":
+			note = func() { p.ifaces[app] = true }
+		case config != "":
+			note = func() { p.configs[config] = true }
+		default:
+			return
+		}
 	} else {
 		return
 	}
