@@ -17,27 +17,52 @@ func needNacos(t *testing.T, reg registries) {
 }
 
 // The example on nacos://: the provider registers through agent A's Nacos
-// door (dubbo-go's default, application-level discovery: the application
-// as a Nacos service, the interface → application mapping as a config),
-// the consumer on agent B's Nacos door calls it; stopped (SIGTERM: dubbo-go
-// deregisters), the consumer's calls fail with no provider.
+// door in dubbo-go's default, application-level discovery (the
+// application as a Nacos service, the interface → application mapping as
+// a config), which is the application every agent's HTTP API shows, held
+// by agent A; the consumer on agent B's Nacos door calls it.
+//
+//  1. Stopped (SIGTERM: dubbo-go deregisters), the provider is gone from
+//     every agent and the consumer's calls fail with no provider.
+//  2. A provider killed with -9 (its gRPC connection closes) is gone from
+//     every agent within the agent's grace + 1 s.
 func TestGreeterOverNacos(t *testing.T) {
 	reg := startRegistries(t)
 	needNacos(t, reg)
 	bin := buildExample(t)
 	p := startProcess(t, bin, "provider", reg.nacos[0], "-role", "provider", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 1))
+	d, _ := reg.agents.Agent(1).Table().App(greeterApp)
+	if d.Instances[0].Agent != reg.agents.Agent(0).Name() {
+		t.Fatalf("the instance's agent is %q, want the provider's, %q", d.Instances[0].Agent, reg.agents.Agent(0).Name())
+	}
 	c := startProcess(t, bin, "consumer", reg.nacos[1], "-role", "consumer", "-name", "nacos", "-every", "100ms")
 	c.waitLine(t, 60*time.Second, "CALL ok hello nacos, from 127.0.0.1:")
 	t.Logf("consumer via %s called the provider registered via %s", reg.nacos[1], reg.nacos[0])
 	p.signal(t, syscall.SIGTERM)
+	testutil.Eventually(t, 30*time.Second, appInstances(t, reg, greeterApp, 0))
+	c.waitLine(t, 30*time.Second, "CALL error")
+
+	p2 := startProcess(t, bin, "provider-2", reg.nacos[0], "-role", "provider", "-port", fmt.Sprint(freePort(t)))
+	testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 1))
+	c.waitLine(t, 60*time.Second, "CALL ok hello nacos")
+	p2.signal(t, syscall.SIGKILL)
+	start := time.Now()
+	testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 0))
+	gone := time.Since(start)
+	t.Logf("provider killed -9: its instance gone from every agent after %v", gone.Round(time.Millisecond))
+	if gone > reg.grace+time.Second {
+		t.Errorf("killed provider's instance gone after %v, want <= grace %v + 1s", gone, reg.grace)
+	}
 	c.waitLine(t, 30*time.Second, "CALL error")
 }
 
 // One registry behind two doors: a provider registered through one
 // agent's Nacos door is called by a consumer on another agent's ZooKeeper
-// door, and the other way round, registering Dubbo 2 style URLs
-// (-register-mode interface): every agent lists the provider's URL
-// however it came.
+// door, and the other way round, registering by application (dubbo-go's
+// default: every agent shows the application's instance, and the mapping
+// names its interface, however it came) or Dubbo 2 style URLs
+// (-register-mode interface: every agent lists the provider's URL).
 func TestGreeterAcrossDoors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -46,6 +71,8 @@ func TestGreeterAcrossDoors(t *testing.T) {
 	}{
 		{"interface/nacos-to-zookeeper", "interface", func(r registries) (string, string) { return r.nacos[0], r.b }},
 		{"interface/zookeeper-to-nacos", "interface", func(r registries) (string, string) { return r.a, r.nacos[1] }},
+		{"instance/nacos-to-zookeeper", "instance", func(r registries) (string, string) { return r.nacos[0], r.b }},
+		{"instance/zookeeper-to-nacos", "instance", func(r registries) (string, string) { return r.a, r.nacos[1] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := startRegistries(t)
@@ -55,6 +82,8 @@ func TestGreeterAcrossDoors(t *testing.T) {
 			startProcess(t, bin, "provider", pr, "-role", "provider", "-register-mode", tc.mode, "-port", fmt.Sprint(freePort(t)))
 			if tc.mode == "interface" {
 				testutil.Eventually(t, 60*time.Second, providerURLs(t, reg, 1))
+			} else {
+				testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 1))
 			}
 			c := startProcess(t, bin, "consumer", cr, "-role", "consumer", "-register-mode", tc.mode, "-name", "doors", "-every", "100ms")
 			c.waitLine(t, 60*time.Second, "CALL ok hello doors, from 127.0.0.1:")
