@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -25,7 +26,7 @@ func needNacos(t *testing.T, reg registries) {
 //  1. Stopped (SIGTERM: dubbo-go deregisters), the provider is gone from
 //     every agent and the consumer's calls fail with no provider.
 //  2. A provider killed with -9 (its gRPC connection closes) is gone from
-//     every agent within the agent's grace + 1 s.
+//     every agent within the agents' --nacos-grace + 1 s.
 func TestGreeterOverNacos(t *testing.T) {
 	reg := startRegistries(t)
 	needNacos(t, reg)
@@ -51,8 +52,8 @@ func TestGreeterOverNacos(t *testing.T) {
 	testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 0))
 	gone := time.Since(start)
 	t.Logf("provider killed -9: its instance gone from every agent after %v", gone.Round(time.Millisecond))
-	if gone > reg.grace+time.Second {
-		t.Errorf("killed provider's instance gone after %v, want <= grace %v + 1s", gone, reg.grace)
+	if grace := time.Duration(agent.DefaultNacosGrace); gone > grace+time.Second {
+		t.Errorf("killed provider's instance gone after %v, want <= --nacos-grace %v + 1s", gone, grace)
 	}
 	c.waitLine(t, 30*time.Second, "CALL error")
 }
