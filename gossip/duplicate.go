@@ -23,6 +23,18 @@ import (
 // process, not a previous run's leftover. Its peers refuse its join until
 // the old address is declared dead; memberlist would not take the new
 // address before then anyway.
+//
+// The live side, joined by one that lists the live side's own name at
+// another address, refuses without a ping. It used to ping too, and took
+// an unanswered ping for a leftover: but the second agent finds the live
+// one by its own ping and exits at once, so on a busy host the live one's
+// ping often went unanswered, and it merged the second agent's join digest
+// and raised its own incarnation above the second agent's. The joiner is
+// that second agent, or a member that still lists a previous run of ours
+// there, which memberlist would not replace by us before declaring it dead
+// anyway; that member's records of our previous run reach us by the
+// periodic anti-entropy instead. While we are joining ourselves (joining
+// counts every Join under way) a join of us is still decided by the ping.
 
 // DuplicateNameError is a join refused because a live member already has
 // this agent's name.
@@ -68,17 +80,19 @@ func (m *merge) NotifyMerge(peers []*memberlist.Node) error {
 				"member", p.Name, "live", live, "listed", listed)
 			return fmt.Errorf("member %q is alive at %s, not %s", p.Name, live, listed)
 		}
-		// Our own name elsewhere: the live agent we are joining beside,
-		// or one joining us under our name, unless nothing answers there.
+		dup := &DuplicateNameError{Name: p.Name, Addr: listed}
+		if g.joining.Load() == 0 {
+			// Joined by one that lists us elsewhere: refused without a
+			// ping (see above).
+			g.log.Warn("refused a join that lists this agent's name at another address", "name", g.name, "listed", listed)
+			return dup
+		}
+		// Our own name elsewhere while we join: the live agent we are
+		// joining beside, unless nothing answers there.
 		if _, err := ml.Ping(p.Name, &net.UDPAddr{IP: p.Addr, Port: int(p.Port)}); err != nil {
 			continue
 		}
-		dup := &DuplicateNameError{Name: p.Name, Addr: listed}
-		if g.joining.Load() > 0 {
-			g.duplicate.Store(dup)
-		} else {
-			g.log.Warn("refused a join by another agent under this agent's name", "name", g.name, "from", listed)
-		}
+		g.duplicate.Store(dup)
 		return dup
 	}
 	return nil
