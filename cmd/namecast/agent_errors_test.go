@@ -83,9 +83,14 @@ func TestSecondAgentWithALiveNameIsRefused(t *testing.T) {
 		}
 	}
 	// The refused agents are stopped. Anything they left in the cluster
-	// would show within a few anti-entropy rounds (1 s) and probes (200 ms).
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
+	// would show within a few anti-entropy rounds (1 s) and probes (200 ms),
+	// so the check is repeated every 50 ms for 3 s: a negative check, which
+	// no earlier success may end.
+	window := time.NewTimer(3 * time.Second)
+	defer window.Stop()
+	check := time.NewTicker(50 * time.Millisecond)
+	defer check.Stop()
+	for {
 		if now := a.Table().LocalInc(); now != inc {
 			t.Fatalf("the live agent's incarnation went from %d to %d", inc, now)
 		}
@@ -94,7 +99,11 @@ func TestSecondAgentWithALiveNameIsRefused(t *testing.T) {
 				t.Fatalf("b lists a as %+v, want alive at %s", m, a.GossipAddr())
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-window.C:
+			return
+		case <-check.C:
+		}
 	}
 }
 
