@@ -21,10 +21,11 @@ func (a *Agent) startNacos() error {
 		return nil
 	}
 	srv, err := nacos.NewServer(nacos.Config{
-		Addr:   addr,
-		Host:   a.host.For("nacos"),
-		Grace:  a.nacosGrace(),
-		Logger: a.cfg.Logger.With("node", a.cfg.NodeName),
+		Addr:    addr,
+		Host:    a.host.For("nacos"),
+		Grace:   a.nacosGrace(),
+		Metrics: a.metrics,
+		Logger:  a.cfg.Logger.With("node", a.cfg.NodeName),
 	})
 	if err != nil {
 		return err

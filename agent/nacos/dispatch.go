@@ -11,6 +11,12 @@ import (
 // a response payload: an ErrorResponse (with Nacos' code) when the request
 // cannot be served, never a dropped call.
 func (s *Server) dispatch(ctx context.Context, ci *connInfo, p *nacoswire.Payload) *nacoswire.Payload {
+	resp := s.answer(ctx, ci, p)
+	s.countRequest(p.Type, resp)
+	return resp
+}
+
+func (s *Server) answer(ctx context.Context, ci *connInfo, p *nacoswire.Payload) *nacoswire.Payload {
 	var base nacoswire.Request
 	if err := json.Unmarshal(p.Body, &base); err != nil {
 		return errorPayload(nacoswire.ErrInvalidParam, "", p.Type+": body is not a JSON object: "+err.Error())

@@ -29,16 +29,17 @@ type beat struct {
 
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /nacos/v1/ns/instance", s.httpRegister)
-	mux.HandleFunc("PUT /nacos/v1/ns/instance", s.httpRegister)
-	mux.HandleFunc("DELETE /nacos/v1/ns/instance", s.httpDeregister)
-	mux.HandleFunc("GET /nacos/v1/ns/instance", s.httpInstance)
-	mux.HandleFunc("GET /nacos/v1/ns/instance/list", s.httpList)
-	mux.HandleFunc("PUT /nacos/v1/ns/instance/beat", s.httpBeat)
-	mux.HandleFunc("GET /nacos/v1/ns/service/list", s.httpServiceList)
-	mux.HandleFunc("GET /nacos/v1/cs/configs", s.httpConfigGet)
-	mux.HandleFunc("POST /nacos/v1/cs/configs", s.httpConfigPublish)
-	mux.HandleFunc("DELETE /nacos/v1/cs/configs", s.httpConfigDelete)
+	handle := func(route string, h http.HandlerFunc) { mux.HandleFunc(route, s.counted(route, h)) }
+	handle("POST /nacos/v1/ns/instance", s.httpRegister)
+	handle("PUT /nacos/v1/ns/instance", s.httpRegister)
+	handle("DELETE /nacos/v1/ns/instance", s.httpDeregister)
+	handle("GET /nacos/v1/ns/instance", s.httpInstance)
+	handle("GET /nacos/v1/ns/instance/list", s.httpList)
+	handle("PUT /nacos/v1/ns/instance/beat", s.httpBeat)
+	handle("GET /nacos/v1/ns/service/list", s.httpServiceList)
+	handle("GET /nacos/v1/cs/configs", s.httpConfigGet)
+	handle("POST /nacos/v1/cs/configs", s.httpConfigPublish)
+	handle("DELETE /nacos/v1/cs/configs", s.httpConfigDelete)
 	return http.MaxBytesHandler(mux, MaxConfigContent+16<<10)
 }
 

@@ -93,6 +93,7 @@ type pushJob struct {
 	what string // for logs
 	st   *stream
 	conn string
+	typ  string // the pushed request's type, for metrics
 	send func(*stream) error
 }
 
@@ -116,7 +117,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 		}
 		for key, id := range c.listens {
 			if configs[key] {
-				jobs = append(jobs, pushJob{what: "config " + key, st: c.st, conn: c.id, send: func(st *stream) error {
+				jobs = append(jobs, pushJob{what: "config " + key, typ: nacoswire.TypeConfigChangeNotify, st: c.st, conn: c.id, send: func(st *stream) error {
 					req := &nacoswire.ConfigChangeNotifyRequest{ConfigRequest: nacoswire.ConfigRequest{
 						Request: nacoswire.Request{Module: "config"}, DataID: id.dataID, Group: id.group, Tenant: id.tenant}}
 					return st.pushRequest(nacoswire.TypeConfigChangeNotify, func(rid string) { req.RequestID = rid }, req)
@@ -135,7 +136,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 			continue
 		}
 		sv := t.sub.sv
-		jobs = append(jobs, pushJob{what: "service " + t.sub.sv.name, st: t.c.st, conn: t.c.id, send: func(st *stream) error {
+		jobs = append(jobs, pushJob{what: "service " + t.sub.sv.name, typ: nacoswire.TypeNotifySubscriber, st: t.c.st, conn: t.c.id, send: func(st *stream) error {
 			req := &nacoswire.NotifySubscriberRequest{NamingRequest: nacoswire.NamingRequest{
 				Request: nacoswire.Request{Module: "naming"}, Namespace: sv.ns, ServiceName: sv.name, GroupName: sv.group},
 				ServiceInfo: info}
@@ -154,7 +155,9 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 		go func() {
 			defer wg.Done()
 			for _, j := range js {
-				if err := j.send(j.st); err != nil {
+				err := j.send(j.st)
+				s.countPush(j.typ, err)
+				if err != nil {
 					s.log.Debug("nacos push failed", "conn", conn, "err", err)
 					return
 				}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-metrics"
+
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
@@ -53,6 +55,8 @@ type Config struct {
 	BeatTimeout time.Duration
 	// Host is the agent's host (package host): required.
 	Host host.Host
+	// Metrics gets the door's series (metrics.go); nil counts nothing.
+	Metrics *metrics.Metrics
 	// Logger gets structured logs with component=nacos; nil discards.
 	Logger *slog.Logger
 }
@@ -131,7 +135,8 @@ type Server struct {
 	setupSignal chan struct{}
 	beats       map[string]*beat // 1.x HTTP instances by identity
 
-	push pushState
+	push  pushState
+	stats stats
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -183,6 +188,7 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		func() { s.grpcSrv.Serve(grpcLn) },
 		s.pushLoop,
 		s.beatLoop,
+		s.metricsLoop,
 	} {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); run() }()

@@ -15,6 +15,8 @@ const gauges = [
   ['RocketMQ', 'rocketmq_connections', 'connections', 'rocketmq_live_brokers', 'live brokers here'],
   ['ZooKeeper', 'zookeeper_connections', 'connections', 'zookeeper_sessions', 'sessions'],
   ['ZooKeeper watches', 'zookeeper_watches', 'watches', 'zookeeper_znodes', 'znodes'],
+  ['Nacos', 'nacos_connections', 'gRPC connections', 'nacos_instances', 'instances held here'],
+  ['Nacos subscribers', 'nacos_subscribers', 'service subscriptions', 'nacos_config_listeners', 'config listeners'],
 ];
 // Counters shown as a rate between two reads of /metrics.
 const rates = [
