@@ -19,6 +19,9 @@ type propagation struct {
 	last bench.Durations // per trial: until the last member had it
 	each bench.Durations // every member's own delay
 	gone bench.Durations // P1 only, per trial: withdrawn until the last member lost it
+	// expired is P1 only, per trial: a registration's TTL deadline until
+	// the last member lost it.
+	expired bench.Durations
 	// perChange is the bytes sent by all members to spread one change
 	// (and to repair it), over N: P1 only, over all its changes.
 	perChange float64
@@ -115,8 +118,16 @@ func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propa
 		if err != nil {
 			return res, err
 		}
+		noteSlow("withdrawal", len(res.gone.Samples), out)
 		res.gone.Add(out.Last, out.TimedOut)
 		changes++
+		pause(ctx)
+		if out, err = expireNamecast(ctx, agents, origin, topic+"-ttl"); err != nil {
+			return res, err
+		}
+		noteSlow("TTL end", len(res.expired.Samples), out)
+		res.expired.Add(out.Last, out.TimedOut)
+		changes += 2 // the registration and its end
 		pause(ctx)
 	}
 	res.perChange = bytes.perChange(ctx, changes)
@@ -135,6 +146,36 @@ func watchNamecast(ctx context.Context, agents []*bench.Agent, done func(*routes
 	cancel()
 	stop()
 	return out, err
+}
+
+// p1TTL is the TTL of P1's third change: long enough for the
+// registration to reach every agent before it ends.
+const p1TTL = 2 * time.Second
+
+// expireNamecast registers topic on origin with p1TTL, waits until every
+// agent has it, and times its end: from the deadline (taken before the
+// registration, so at or before the agent's own) until no agent has it.
+func expireNamecast(ctx context.Context, agents []*bench.Agent, origin *bench.Agent, topic string) (bench.Outcome, error) {
+	deadline := time.Now().Add(p1TTL)
+	reg, err := watchNamecast(ctx, agents, hasRoute(topic), func() error {
+		_, err := origin.Agent.HTTP().RegisterBroker(brokerOf("b-"+topic, topic), p1TTL)
+		return err
+	})
+	if err != nil {
+		return bench.Outcome{}, err
+	}
+	if reg.TimedOut || time.Until(deadline) < p1TTL/4 {
+		bench.Progress("    TTL trial: registered everywhere only %v before its deadline (%d missing)", time.Until(deadline).Round(time.Millisecond), reg.Missing)
+	}
+	arr := bench.NewArrivals(names(agents))
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := bench.WatchTables(wctx, agents, arr, noRoute(topic))
+	arr.StartAt(deadline)
+	out := arr.Wait(ctx, time.Until(deadline)+p1Timeout)
+	cancel()
+	stop()
+	return out, nil
 }
 
 func propagateSerf(ctx context.Context, n, trials int, withdraw bool) (propagation, error) {
@@ -185,6 +226,7 @@ func propagateSerf(ctx context.Context, n, trials int, withdraw bool) (propagati
 		if err != nil {
 			return res, err
 		}
+		noteSlow("withdrawal", len(res.gone.Samples), out)
 		res.gone.Add(out.Last, out.TimedOut)
 		changes++
 		pause(ctx)
@@ -202,11 +244,16 @@ func withdrawFigures(n int, nc, sf propagation) []bench.Figure {
 	gone = gone.Judge("p99 ≤ serf p99", gone.Namecast.P99 <= gone.Serf.P99)
 	gone.Note = fmt.Sprintf("unregister on the agent that registered, once every agent had it; serf: a second user event; missed: namecast %d, serf %d",
 		nc.gone.Missed, sf.gone.Missed)
+	expired := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "TTL end → gone on last member", Unit: bench.UnitSeconds,
+		Namecast: nc.expired.Stat()}.WithPeer(sf.gone.Stat())
+	expired = expired.Judge("p99 ≤ serf p99", expired.Namecast.P99 <= expired.Serf.P99)
+	expired.Note = fmt.Sprintf("a registration with a %v TTL, once every agent had it, from its deadline; serf (no TTL): its withdrawal event above; missed: namecast %d",
+		p1TTL, nc.expired.Missed)
 	cost := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "bytes per change per member", Unit: bench.UnitBytes,
 		Namecast: bench.Summarize([]float64{nc.perChange})}.WithPeer(bench.Summarize([]float64{sf.perChange}))
 	cost = cost.Judge("≤ 1.2× serf", cost.Namecast.P99 <= 1.2*cost.Serf.P99)
 	cost.Note = "bytes all members sent in ops, notices and pulls (serf: its messages) over the trials and 3 s after, per change, over N"
-	return []bench.Figure{gone, cost}
+	return []bench.Figure{gone, expired, cost}
 }
 
 // changeBytes counts the bytes of some classes of traffic (bench's
@@ -248,16 +295,26 @@ func (b *changeBytes) perChange(ctx context.Context, changes int) float64 {
 	return float64(b.sum()-b.start) / float64(changes) / float64(b.n)
 }
 
-func record(p *propagation, out bench.Outcome) {
-	if out.Last > time.Second {
-		slow := 0
-		for _, d := range out.Each {
-			if d > time.Second {
-				slow++
-			}
-		}
-		bench.Progress("    trial %d: last member after %v; %d members over 1s, %d missing", len(p.last.Samples), out.Last.Round(time.Millisecond), slow, out.Missing)
+// noteSlow logs a slow trial of kind.
+func noteSlow(kind string, i int, out bench.Outcome) {
+	if out.Last <= slowTrial {
+		return
 	}
+	slow := 0
+	for _, d := range out.Each {
+		if d > slowTrial {
+			slow++
+		}
+	}
+	bench.Progress("    %s %d: last member after %v; %d members over %v, %d missing; %v", kind, i, out.Last.Round(time.Millisecond), slow, slowTrial, out.Missing, out.Sched)
+}
+
+// slowTrial is how late a trial's last delivery must be to be logged,
+// with what the process's scheduler saw meanwhile (bench.SchedWait).
+const slowTrial = 100 * time.Millisecond
+
+func record(p *propagation, out bench.Outcome) {
+	noteSlow("trial", len(p.last.Samples), out)
 	p.last.Add(out.Last, out.TimedOut)
 	for _, d := range out.Each {
 		p.each.Add(d, false)

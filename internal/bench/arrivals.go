@@ -15,6 +15,7 @@ type Arrivals struct {
 	want  map[string]bool
 	at    map[string]time.Time
 	done  chan struct{}
+	sched schedSample // at Start, for Outcome.Sched
 }
 
 // NewArrivals expects one arrival from each named member.
@@ -32,16 +33,18 @@ func NewArrivals(names []string) *Arrivals {
 // Start marks the moment the trial's cause happened; call it right before
 // triggering it.
 func (a *Arrivals) Start() {
+	s := readSched()
 	a.mu.Lock()
-	a.start = time.Now()
+	a.start, a.sched = time.Now(), s
 	a.mu.Unlock()
 }
 
 // StartAt is Start for a cause that happened at t, before the watchers
 // could be armed.
 func (a *Arrivals) StartAt(t time.Time) {
+	s := readSched()
 	a.mu.Lock()
-	a.start = t
+	a.start, a.sched = t, s
 	a.mu.Unlock()
 }
 
@@ -67,6 +70,7 @@ type Outcome struct {
 	Each     []time.Duration // every member's own delay, for the worst delivery
 	Missing  int             // members that never saw it within the timeout
 	TimedOut bool
+	Sched    SchedWait // this process's scheduling waits from Start to the end
 }
 
 // Wait blocks until every member has seen it or timeout passes. A timed
@@ -77,9 +81,11 @@ func (a *Arrivals) Wait(ctx context.Context, timeout time.Duration) Outcome {
 	case <-time.After(timeout):
 	case <-ctx.Done():
 	}
+	now := readSched()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var o Outcome
+	o.Sched = now.since(a.sched)
 	for _, t := range a.at {
 		d := max(0, t.Sub(a.start))
 		o.Each = append(o.Each, d)
