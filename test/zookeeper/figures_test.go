@@ -269,7 +269,7 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 	root := fmt.Sprintf("/dubbo/prop%d.Api/providers", n)
 	mkdirs(pc, root)
 	waitExists(t, cc, root)
-	var d, gone dist
+	var d, gone, closed dist
 	for i := 0; i < 100; i++ {
 		_, _, w, err := cc.ChildrenW(root)
 		if err != nil {
@@ -289,9 +289,37 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 		// Remove it and wait until B saw the removal, so trials stay apart.
 		gone = append(gone, timeDelete(t, name, pc, cc, root, p))
 		waitGone(t, cc, p)
+		closed = append(closed, timeCloseSession(t, name, a, cc, root, root+"/"+providerName(1000+i)))
 	}
 	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, d)
 	t.Logf("FIG watch    %-14s delete via A -> child watch fires on B:   %s", name, gone)
+	t.Logf("FIG watch    %-14s closeSession via A -> watch fires on B:   %s", name, closed)
+}
+
+// timeCloseSession opens a session on a, creates the ephemeral p with it,
+// waits until B (cc) has p, then closes the session and times it until a
+// child watch on root armed through cc just before fires: a provider
+// shutting down cleanly (closeSession), not deleting its nodes itself.
+func timeCloseSession(t *testing.T, name, a string, cc *zk.Conn, root, p string) time.Duration {
+	sc := benchConn(t, a, 30*time.Second)
+	if _, err := sc.Create(p, nil, zk.FlagEphemeral, acl); err != nil {
+		t.Fatal(err)
+	}
+	waitExists(t, cc, p)
+	_, _, w, err := cc.ChildrenW(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := time.Now()
+	sc.Close()
+	select {
+	case <-w:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no watch event on B within 30s of closeSession", name)
+	}
+	d := time.Since(s)
+	waitGone(t, cc, p)
+	return d
 }
 
 // timeDelete deletes p through pc and times it until a child watch on root

@@ -31,7 +31,7 @@ func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs
 	// re-registering after a reconnect), so the provider's session is
 	// aged past it first, as a provider's is when it shuts down.
 	time.Sleep(zookeeper.DefaultRecreateWindow)
-	var table, watch, gone dist
+	var table, watch, gone, closed dist
 	for i := 0; i < 100; i++ {
 		_, _, w, err := cc.ChildrenW(root)
 		if err != nil {
@@ -70,8 +70,12 @@ func figPropagationAgents(t *testing.T, name string, c *agenttest.Cluster, addrs
 		// Remove it and wait until B saw the removal, so trials stay apart.
 		gone = append(gone, timeDelete(t, name, pc, cc, root, p))
 		waitGone(t, cc, p)
+		// A session's end is never held (it cannot re-create), young as
+		// this one is.
+		closed = append(closed, timeCloseSession(t, name, a, cc, root, root+"/"+providerName(1000+i)))
 	}
 	t.Logf("FIG watch    %-14s register via A -> in B's table:           %s", name, table)
 	t.Logf("FIG watch    %-14s register via A -> child watch fires on B: %s", name, watch)
 	t.Logf("FIG watch    %-14s delete via A -> child watch fires on B:   %s", name, gone)
+	t.Logf("FIG watch    %-14s closeSession via A -> watch fires on B:   %s", name, closed)
 }
