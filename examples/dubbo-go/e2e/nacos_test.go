@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -36,6 +38,9 @@ func TestGreeterOverNacos(t *testing.T) {
 	d, _ := reg.agents.Agent(1).Table().App(greeterApp)
 	if d.Instances[0].Agent != reg.agents.Agent(0).Name() {
 		t.Fatalf("the instance's agent is %q, want the provider's, %q", d.Instances[0].Agent, reg.agents.Agent(0).Name())
+	}
+	if out := namecastCLI(t, reg, 1, "apps", greeterApp); !strings.Contains(out, d.Instances[0].ID) || !strings.Contains(out, reg.agents.Agent(0).Name()) {
+		t.Fatalf("namecast apps %s printed:\n%s", greeterApp, out)
 	}
 	c := startProcess(t, bin, "consumer", reg.nacos[1], "-role", "consumer", "-name", "nacos", "-every", "100ms")
 	c.waitLine(t, 60*time.Second, "CALL ok hello nacos, from 127.0.0.1:")
@@ -91,4 +96,31 @@ func TestGreeterAcrossDoors(t *testing.T) {
 			t.Logf("consumer via %s called the provider registered via %s", cr, pr)
 		})
 	}
+}
+
+// An instance registered over HTTP on agent A (with its interfaces: the
+// agent writes the mapping and the remote metadata) is called by a
+// consumer on agent B's Nacos door in application-level mode: it reads
+// the mapping and the metadata as Nacos configs, and the instance as a
+// Nacos instance of the application.
+func TestNacosConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
+	reg := startRegistries(t)
+	needNacos(t, reg)
+	bin := buildExample(t)
+	port := freePort(t)
+	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-register=false", "-port", fmt.Sprint(port))
+	p.waitLine(t, 60*time.Second, "PROVIDER serving")
+	in, err := reg.agents.Agent(0).HTTP().RegisterInstance(httpapi.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
+		Interfaces: []string{greeterIface}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, appInstances(t, reg, greeterApp, 1))
+	c := startProcess(t, bin, "consumer", reg.nacos[1], "-role", "consumer", "-name", "http", "-every", "100ms")
+	c.waitLine(t, 60*time.Second, "CALL ok hello http, from 127.0.0.1:"+fmt.Sprint(port))
+	t.Logf("consumer via %s called instance %s registered over HTTP on %s", reg.nacos[1], in.ID, reg.agents.Agent(0).Name())
+	if ok, err := reg.agents.Agent(0).HTTP().UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
+		t.Fatalf("unregister: %v %v", ok, err)
+	}
+	c.waitLine(t, 30*time.Second, "CALL error")
 }
