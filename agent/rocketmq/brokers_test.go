@@ -253,10 +253,8 @@ func TestConnectionCloseUnregisters(t *testing.T) {
 	// The close is handled asynchronously; a request through the same
 	// server after it shows the broker still routed.
 	testutil.Eventually(t, 5*time.Second, func() error {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if len(s.conns) != 2 { // admin and fresh
-			return fmt.Errorf("%d connections", len(s.conns))
+		if n := s.conns.Len(); n != 2 { // admin and fresh
+			return fmt.Errorf("%d connections", n)
 		}
 		return nil
 	})

@@ -66,8 +66,12 @@ func (c *conn) serve() {
 	if !c.s.closing.Load() {
 		c.s.connClosed(c)
 	}
-	c.s.forget(c) // last, so a connection no longer listed is fully handled
+	// Returning, last, makes the server's connection set forget c, so a
+	// connection no longer listed is fully handled.
 }
+
+// Close drops the connection now (the server's Close); serve then ends.
+func (c *conn) Close() error { return c.nc.Close() }
 
 func (c *conn) readLoop() error {
 	idle := c.s.cfg.IdleTimeout

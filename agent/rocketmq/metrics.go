@@ -49,9 +49,6 @@ func (s *Server) flushMetrics() {
 		m.IncrCounter([]string{"rocketmq", "frame_errors"}, float32(n-st.flushedErrs))
 		st.flushedErrs = n
 	}
-	s.mu.Lock()
-	conns := len(s.conns)
-	s.mu.Unlock()
-	m.SetGauge([]string{"rocketmq", "connections"}, float32(conns))
+	m.SetGauge([]string{"rocketmq", "connections"}, float32(s.conns.Len()))
 	m.SetGauge([]string{"rocketmq", "live_brokers"}, float32(s.brokers.len()))
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
-	"github.com/namecast/namecast/agent/listener"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 )
 
@@ -107,15 +107,12 @@ type Server struct {
 	log *slog.Logger
 	now func() time.Time // the clock of broker liveness
 
-	ln     net.Listener
-	ctx    context.Context // done at Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-
-	mu      sync.Mutex // guards conns and closed
-	conns   map[*conn]struct{}
-	closed  bool
-	closing atomic.Bool // set first thing in Close: no more unregistrations
+	ln      net.Listener
+	ctx     context.Context // done at Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup    // the loops but the accept loop (conns owns that)
+	conns   *conns.Set[*conn] // the connections: accepted, served, closed at Close
+	closing atomic.Bool       // set first thing in Close: no more unregistrations
 
 	brokers brokerTable
 	cmdMu   sync.Mutex // guards cmdSeen; runCommands holds it throughout
@@ -144,7 +141,8 @@ func NewServer(cfg Config) (*Server, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		inflight: newBudget(cfg.InFlight),
-		conns:    map[*conn]struct{}{},
+		// Java's NameServer bounds no connections; nor does this door.
+		conns: conns.New[*conn](conns.Config{Logger: cfg.Logger}),
 	}
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
@@ -169,10 +167,7 @@ func (s *Server) Start() error {
 // returns at once: the agent binds its doors' listeners (package agent
 // says the contract), so tests can hand in in-memory ones.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.closing.Load() {
 		return errors.New("rocketmq: server already closed")
 	}
 	if s.ln != nil {
@@ -181,7 +176,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.ln = ln
 	s.reg.Table().OnChange(s.groupChanges.note)
 	s.restoreLeases()
-	s.goOwned(s.acceptLoop)
+	if err := s.conns.Serve(ln, func(nc net.Conn) *conn { return newConn(s, nc) }, (*conn).serve); err != nil {
+		return fmt.Errorf("rocketmq: %w", err)
+	}
 	s.goOwned(s.housekeepingLoop)
 	s.goOwned(s.commandLoop)
 	s.log.Info("RocketMQ NameServer protocol listening", "addr", ln.Addr().String())
@@ -200,26 +197,11 @@ func (s *Server) Addr() string {
 // goroutine. Brokers connected here are not unregistered: the agent is going
 // away, and its records go with it. Safe to call more than once.
 func (s *Server) Close() error {
-	s.closing.Store(true)
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.closing.Swap(true) {
 		return nil
 	}
-	s.closed = true
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
 	s.cancel()
-	var err error
-	if s.ln != nil {
-		err = s.ln.Close()
-	}
-	for _, c := range conns {
-		c.nc.Close()
-	}
+	err := s.conns.Close()
 	s.wg.Wait()
 	return err
 }
@@ -231,30 +213,6 @@ func (s *Server) goOwned(f func()) {
 		defer s.wg.Done()
 		f()
 	}()
-}
-
-func (s *Server) acceptLoop() {
-	listener.Accept(s.ctx, s.ln, s.log, func(nc net.Conn) bool {
-		c := newConn(s, nc)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.closed {
-			return false
-		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			c.serve()
-		}()
-		return true
-	})
-}
-
-func (s *Server) forget(c *conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
 }
 
 // housekeepingLoop expires silent brokers and flushes request counts.
