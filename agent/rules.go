@@ -10,11 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/internal/sealed"
 	"github.com/namecast/namecast/routes"
 )
 
 // Cluster-scoped rules (Dubbo's persistent URLs, persistent znodes, KV
-// config) in the data dir: rules.json is a snapshot of every rule this
+// config) in the data dir: rules.json is a snapshot (sealed with a
+// checksum, package sealed) of every rule this
 // agent holds (its own writes and its peers'), rules.log the deltas this
 // agent's doors wrote since that snapshot. A write through a door is
 // prepared (stamped), appended to the log and fsynced (writers share
@@ -76,7 +78,12 @@ func (a *Agent) readRules(setAsides bool) error {
 	b, err := os.ReadFile(path)
 	if err == nil {
 		var snap routes.Snapshot
-		err = json.Unmarshal(b, &snap)
+		// Sealed with a checksum, so damage that leaves valid JSON (a
+		// byte of a value, a digit of a stamp) is found too; "o" is the
+		// member an unsealed file of an older release starts with.
+		if err = sealed.Check(b, "o"); err == nil {
+			err = json.Unmarshal(b, &snap)
+		}
 		if err == nil && snap.Origin != routes.RulesOrigin {
 			err = fmt.Errorf("origin %q, not %q", snap.Origin, routes.RulesOrigin)
 		}
@@ -219,7 +226,7 @@ func (a *Agent) snapshotRules() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(a.cfg.DataDir, rulesFile), b); err != nil {
+	if err := writeFileAtomic(filepath.Join(a.cfg.DataDir, rulesFile), sealed.Seal(b)); err != nil {
 		return err
 	}
 	return a.rules.log.Compact(from)

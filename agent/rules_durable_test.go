@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -193,5 +194,47 @@ func TestDamagedRulesFilesLoseOnlyWhatIsDamaged(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(saved, "rules.json.tmp123")); err == nil {
 		t.Error("a stray rules.json.tmp123 stayed behind")
+	}
+}
+
+// Damage that leaves rules.json valid JSON is found too (the file is
+// sealed with a checksum) and the file set aside: before, a changed
+// byte of a value was served as the rule, and a changed digit of a
+// stamp would win it over every peer's newer write.
+func TestRulesSnapshotDamageThatStaysJSONIsFound(t *testing.T) {
+	dir := t.TempDir()
+	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
+	saved := filepath.Join(dir, "agent-0")
+	cl, err := rocketmqtest.Dial(c.Agent(0).RocketMQAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.Do(remoting.PutKVConfig, map[string]string{"namespace": "sealed", "key": "k", "value": "kept-value-1"}, nil)
+	cl.Close()
+	if err != nil || resp.Code != remoting.Success {
+		t.Fatalf("PUT_KV_CONFIG: %v %v", resp, err)
+	}
+	c.Restart(0) // folds the log into rules.json
+	c.Crash(0)
+	path := filepath.Join(saved, "rules.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "kept-value-1") {
+		t.Fatalf("rules.json lacks the value: %s", b)
+	}
+	b = []byte(strings.Replace(string(b), "kept-value-1", "kept-value-9", 1))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := agent.SavedRules(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rules {
+		if j, _ := json.Marshal(r); strings.Contains(string(j), "kept-value-9") {
+			t.Fatalf("a restart would serve the damaged value as rule %s: %+v", k, r)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -90,6 +91,45 @@ func TestDamagedLeaseEntryNeverBringsBackWhatItChanged(t *testing.T) {
 			}
 			if got := restored(t, dir); !slices.Equal(got, tc.restore) {
 				t.Fatalf("restores %v, want %v", got, tc.restore)
+			}
+		})
+	}
+}
+
+// Damage that leaves leases.json valid JSON is found too (the file is
+// sealed with a checksum): a changed digit of its seq made the restore
+// skip the log entries after it and serve the snapshot's old records,
+// and a changed byte of a record served a registration no client made.
+// Now the snapshot is set aside, and the log after it still restores.
+func TestLeaseSnapshotDamageThatStaysJSONIsFound(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to string
+	}{
+		{"its seq", `"seq":`, `"seq":9`},
+		{"a record", `10.0.0.1:1`, `10.0.0.1:9`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := leaseAgent(t, dir)
+			putBroker(a, "a", "10.0.0.1:1", time.Time{})
+			putBroker(a, "b", "10.0.0.2:1", time.Time{})
+			a.leases.log.close()
+			a = leaseAgent(t, dir) // the restart folds the log into leases.json
+			putBroker(a, "b", "10.0.0.2:2", time.Time{})
+			path := filepath.Join(dir, leasesFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := bytes.Replace(b, []byte(tc.from), []byte(tc.to), 1)
+			if bytes.Equal(damaged, b) {
+				t.Fatalf("%s not in %s", tc.from, b)
+			}
+			if err := os.WriteFile(path, damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := restored(t, dir), []string{"b=10.0.0.2:2"}; !slices.Equal(got, want) {
+				t.Fatalf("restores %v, want %v (a was only in the damaged snapshot)", got, want)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/internal/sealed"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -365,6 +366,7 @@ func (ls *Store) compactLeases() {
 	path := filepath.Join(ls.dir, leasesFile)
 	b, err := json.Marshal(body)
 	if err == nil {
+		b = sealed.Seal(b)
 		err = replaceFile(path, b)
 	}
 	if err == nil {
@@ -433,7 +435,15 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(b, &body); err != nil {
+		// Sealed (a checksum of the whole), so damage that leaves valid
+		// JSON (a digit of seq, a byte of a record) is found too; the
+		// names are the members an unsealed file of an older release
+		// starts with.
+		err := sealed.Check(b, "boot", "seq", "leases")
+		if err == nil {
+			err = json.Unmarshal(b, &body)
+		}
+		if err != nil {
 			dmg.snapshot = fmt.Errorf("%s: %w", leasesFile, err)
 			body = leaseFileRead{} // replay the whole log instead
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/internal/sealed"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -185,6 +186,7 @@ func TestLeasesFromAnotherBootAreNotRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = []byte(replaceOnce(t, string(b), `"boot":"`+bootID()+`"`, `"boot":"00000000-0000-0000-0000-000000000000"`))
+	b = sealed.Seal(append([]byte("{"), b[len(`{"crc32c":"12345678",`):]...)) // as that boot would have sealed it
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
