@@ -27,7 +27,7 @@ const grace = 500 * time.Millisecond
 
 // cluster starts n agents, each serving the Nacos door as the agent
 // starts it (--nacos, on 127.0.0.1:0 in agenttest) with grace as its grace
-// (the agent's --zookeeper-grace), and returns the doors.
+// (the agent's --nacos-grace), and returns the doors.
 func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	t.Helper()
 	// The agents' debug log, shown when the test fails.
@@ -38,7 +38,7 @@ func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 		}
 	})
 	c := agenttest.Start(t, n, func(cfg *agent.Config) {
-		cfg.ZooKeeperGrace = agent.Duration(grace)
+		cfg.NacosGrace = agent.Duration(grace)
 		cfg.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	doors := make([]*nacos.Server, n)
