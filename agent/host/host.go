@@ -15,9 +15,12 @@
 //     topic's route ordered nearest first.
 //   - Ready says whether the first sync with the cluster is done, so an
 //     empty answer means "none" rather than "not learned yet".
-//   - PutLease, Hold, DropLease and RestoredLeases hold a client's records
-//     across the agent's restart (package lease); an error means the data
-//     dir could not save the change, and the door refuses it.
+//   - Hold, PutLease, Drop, DropLease, Forget and RestoredLeases hold a
+//     client's records across the agent's restart (package lease); an
+//     error means the data dir could not save the change, and the door
+//     refuses it. Hold and Drop write before the door changes anything
+//     and return a lease.Saving the door waits for outside its own lock,
+//     so concurrent writers share one fsync.
 //
 // Local is the Host of one agent; a door's tests hand it a fake over a
 // bare routes.Table instead.
@@ -56,7 +59,6 @@ type Host interface {
 	// Hold saves one before the door applies what it covers, so a change
 	// that cannot be saved changes nothing.
 	lease.Holder
-	Hold(l lease.Lease, recs []routes.Record) error
 }
 
 // Config is what Local is built from. Only Table is required.
@@ -184,12 +186,21 @@ func (h *Local) Leases() []lease.Lease { return h.leases.Leases() }
 // PutLease records or refreshes a lease (lease.Holder).
 func (h *Local) PutLease(l lease.Lease) error { return h.leases.PutLease(l) }
 
-// Hold saves a lease with the records it will cover before the door
+// Hold writes a lease with the records it will cover before the door
 // applies them (lease.Store.Hold).
-func (h *Local) Hold(l lease.Lease, recs []routes.Record) error { return h.leases.Hold(l, recs) }
+func (h *Local) Hold(l lease.Lease, recs []routes.Record) (lease.Saving, error) {
+	return h.leases.Hold(l, recs)
+}
 
-// DropLease forgets a lease (lease.Holder).
+// Drop writes a lease's removal before the door withdraws its records
+// (lease.Store.Drop).
+func (h *Local) Drop(door, id string) (lease.Saving, error) { return h.leases.Drop(door, id) }
+
+// DropLease forgets a lease, durably (lease.Holder).
 func (h *Local) DropLease(door, id string) error { return h.leases.DropLease(door, id) }
+
+// Forget forgets a lease whose client let go (lease.Store.Forget).
+func (h *Local) Forget(door, id string) lease.Saving { return h.leases.Forget(door, id) }
 
 // RestoredLeases hands a door the leases restored at start (lease.Holder).
 func (h *Local) RestoredLeases(door string) []lease.Lease { return h.leases.RestoredLeases(door) }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -44,6 +45,16 @@ func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if err := reg.validate(); err != nil {
 		return RegisterResult{}, err
 	}
+	res, sv, err := s.registerBroker(reg, ttl)
+	if err := s.settled(sv, err); err != nil {
+		return RegisterResult{}, err
+	}
+	return res, nil
+}
+
+// registerBroker applies reg under regMu; the caller waits for the lease
+// write (settled) after.
+func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, lease.Saving, error) {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	b := &routes.Broker{Cluster: reg.Cluster, Name: reg.BrokerName, ID: reg.BrokerID, Addr: reg.Addr, HAAddr: reg.HAAddr, Zone: reg.Zone}
@@ -65,8 +76,9 @@ func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if reg.BrokerID == 0 {
 		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
-	if err := s.holdHTTP(key, prefixes, ttl, puts); err != nil {
-		return RegisterResult{}, err
+	sv, err := s.holdHTTP(key, prefixes, ttl, puts)
+	if err != nil {
+		return RegisterResult{}, sv, err
 	}
 	s.host.Apply(puts, deletes)
 	var res RegisterResult
@@ -78,7 +90,7 @@ func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 			}
 		}
 	}
-	return res, nil
+	return res, sv, nil
 }
 
 // UnregisterBroker removes a broker registered on this agent; ok is false
@@ -87,29 +99,42 @@ func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 // An error means the removal could not be saved: nothing was withdrawn.
 func (s *Server) UnregisterBroker(cluster, name string, id int64) (bool, error) {
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
 	key := routes.BrokerKey(name, id)
 	if r, ok := s.localRecord(key); !ok || r.Broker == nil || r.Broker.Cluster != cluster {
+		s.regMu.Unlock()
 		return false, nil // not ours, or the broker has moved to another cluster
 	}
-	return s.withdrawLocked(key)
+	return s.withdraw(key)
+}
+
+// withdraw is withdrawLocked, then waiting for the lease's removal with
+// regMu let go. regMu must be held; withdraw lets go of it.
+func (s *Server) withdraw(key string) (bool, error) {
+	ok, sv, err := s.withdrawLocked(key)
+	s.regMu.Unlock()
+	if err := s.settled(sv, err); err != nil {
+		return false, err
+	}
+	return ok, nil
 }
 
 // localRecord is our own record at exactly key.
 func (s *Server) localRecord(key string) (routes.Record, bool) { return s.table.LocalRecord(key) }
 
 // withdrawLocked withdraws an HTTP registration by its primary key, its
-// lease first (so a restart cannot bring it back), and clears its TTL. An
-// error (503) means the lease's removal could not be saved: nothing is
-// withdrawn, and the registration stays as it was.
-func (s *Server) withdrawLocked(key string) (bool, error) {
-	if err := s.host.DropLease(httpDoor, key); err != nil {
-		return false, errorf(http.StatusServiceUnavailable, "%v", err)
+// lease's removal written first (so a restart cannot bring it back), and
+// clears its TTL; the removal is on disk once sv's Wait returns. An error
+// (503) means the removal could not be written: nothing is withdrawn, and
+// the registration stays as it was. regMu must be held.
+func (s *Server) withdrawLocked(key string) (ok bool, sv lease.Saving, err error) {
+	sv, err = s.host.Drop(httpDoor, key)
+	if err != nil {
+		return false, sv, errorf(http.StatusServiceUnavailable, "%v", err)
 	}
 	s.ttl.clear(key)
 	r, ok := s.localRecord(key)
 	if !ok {
-		return false, nil
+		return false, sv, nil
 	}
 	deletes := []string{key}
 	if r.Broker != nil && r.Broker.ID == 0 {
@@ -117,7 +142,7 @@ func (s *Server) withdrawLocked(key string) (bool, error) {
 			deletes = append(deletes, q.Key())
 		}
 	}
-	return s.host.Apply(nil, deletes), nil
+	return s.host.Apply(nil, deletes), sv, nil
 }
 
 func (r *BrokerRegistration) validate() error {

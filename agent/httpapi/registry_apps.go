@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
@@ -117,17 +118,26 @@ func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (
 	for k, v := range reg.Metadata {
 		md[k] = v
 	}
+	in, sv, err := s.registerInstance(reg, ttl, md)
+	if err := s.settled(sv, err); err != nil {
+		return routes.Instance{}, err
+	}
+	return in, nil
+}
+
+// registerInstance applies an instance under regMu; the caller waits for
+// the lease write (settled) after.
+func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, md map[string]string) (routes.Instance, lease.Saving, error) {
 	path := routes.InstancePath(reg.App, reg.ID)
 	key := routes.ZnodeKey(path, "")
 	owner := zookeeper.OriginOwner(s.table.Local())
-
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	now := time.Now().UnixMilli()
 	z := routes.Znode{Path: path, Ctime: now, Mtime: now, Owner: owner}
 	if old, ok := s.localRecord(key); ok && old.Znode != nil {
 		if old.Znode.Owner != owner {
-			return routes.Instance{}, errorf(http.StatusConflict, "instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
+			return routes.Instance{}, lease.Saving{}, errorf(http.StatusConflict, "instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
 		}
 		z.Ctime, z.Version = old.Znode.Ctime, old.Znode.Version
 		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, z.Ctime)
@@ -142,13 +152,14 @@ func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (
 	if z.Stamp == 0 {
 		z.Stamp = s.table.Stamp() // a new write: later than every record of the path seen
 	}
-	if err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}); err != nil {
-		return routes.Instance{}, err
+	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}})
+	if err != nil {
+		return routes.Instance{}, sv, err
 	}
 	s.host.Apply([]routes.Record{{Znode: &z}}, nil)
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
 		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: s.table.Local(), Registered: z.Ctime}
-	return in, nil
+	return in, sv, nil
 }
 
 // UnregisterInstance withdraws an instance registered on this agent over
@@ -160,15 +171,16 @@ func (s *Server) UnregisterInstance(app, id string) (bool, error) {
 	}
 	key := routes.ZnodeKey(routes.InstancePath(app, id), "")
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
 	old, ok := s.localRecord(key)
 	if !ok || old.Znode == nil {
+		s.regMu.Unlock()
 		return false, nil
 	}
 	if old.Znode.Owner != zookeeper.OriginOwner(s.table.Local()) {
+		s.regMu.Unlock()
 		return false, errorf(http.StatusConflict, "instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
 	}
-	return s.withdrawLocked(key)
+	return s.withdraw(key)
 }
 
 // metadataInfo is the application's MetadataInfo for reg (dubbo-go's

@@ -33,12 +33,15 @@ func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) 
 		return rec, nil
 	}
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	if err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}); err != nil {
+	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}})
+	if err == nil {
+		s.host.Apply([]routes.Record{{URL: &rec}}, nil)
+	}
+	s.regMu.Unlock()
+	if err := s.settled(sv, err); err != nil {
 		return routes.URL{}, err
 	}
-	s.host.Apply([]routes.Record{{URL: &rec}}, nil)
 	return rec, nil
 }
 
@@ -55,8 +58,7 @@ func (s *Server) UnregisterURL(raw string) (bool, error) {
 		return ok, storeError(err)
 	}
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
-	return s.withdrawLocked(key)
+	return s.withdraw(key)
 }
 
 // urlRecord parses a URL into its record, and whether it is dynamic.

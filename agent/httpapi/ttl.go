@@ -13,22 +13,38 @@ import (
 // per primary record key, with the TTL's deadline.
 const httpDoor = "http"
 
-// holdHTTP saves the lease of a registration about to be applied, with
+// holdHTTP writes the lease of a registration about to be applied, with
 // recs, the records it will then cover, and sets its TTL: an error (503)
 // means the data dir could not save it, and the caller applies nothing.
-// Its primary
+// Otherwise the caller applies recs, lets go of regMu, and waits
+// (settled) before it answers. The lease is the registration's primary
 // key, the prefixes of what else it covers (a master's queues), and its
 // TTL (0: as long as the agent). regMu must be held.
-func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) error {
+func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) (lease.Saving, error) {
 	now := time.Now()
 	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes, Renewed: now}
 	if ttl > 0 {
 		l.Deadline = now.Add(ttl)
 	}
-	if err := s.host.Hold(l, recs); err != nil {
-		return errorf(http.StatusServiceUnavailable, "%v", err)
+	sv, err := s.host.Hold(l, recs)
+	if err != nil {
+		return lease.Saving{}, errorf(http.StatusServiceUnavailable, "%v", err)
 	}
 	s.ttl.set(key, ttl)
+	return sv, nil
+}
+
+// settled waits, with regMu let go, until the change sv stands for is on
+// disk, so that registrations at the same moment share one fsync; an
+// error before it (err), or one on the way to the disk (503), means the
+// change is not acknowledged.
+func (s *Server) settled(sv lease.Saving, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := sv.Wait(); err != nil {
+		return errorf(http.StatusServiceUnavailable, "%v", err)
+	}
 	return nil
 }
 
@@ -157,13 +173,17 @@ func (s *Server) expireLoop() {
 // registration takes to apply and set its TTL: otherwise a renewal landing
 // between the two would be withdrawn right after it was accepted, its new
 // deadline left behind with nothing to expire.
+//
+// Nobody waits for an expiry's answer, so its removal is not waited for:
+// a crash before it reaches the disk restores the lease, but a restart
+// does not restore a lease past its deadline.
 func (s *Server) expire(now time.Time) {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	for _, key := range s.ttl.expired(now) {
 		s.log.Info("registration expired", "key", key)
 		s.m().IncrCounter([]string{"registrations", "expired"}, 1)
-		if _, err := s.withdrawLocked(key); err != nil {
+		if _, _, err := s.withdrawLocked(key); err != nil {
 			// Kept, and tried again shortly: an expiry that cannot be
 			// saved must not come back at the next start.
 			s.log.Error("withdrawing an expired registration failed; trying again", "key", key, "err", err)

@@ -25,7 +25,7 @@ func TestFullDiskNeverResurrectsAWithdrawal(t *testing.T) {
 	heal := a.leases.FailWritesForTest()
 
 	c := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: "c", Addr: "10.0.0.3:1"}}
-	if err := a.leases.Hold(Lease{Door: "test", ID: "c", Keys: []string{c.Key()}}, []routes.Record{c}); err == nil {
+	if _, err := a.leases.Hold(Lease{Door: "test", ID: "c", Keys: []string{c.Key()}}, []routes.Record{c}); err == nil {
 		t.Fatal("a lease was reported held on a disk that refuses writes")
 	}
 	if err := a.leases.DropLease("test", "a"); err == nil {

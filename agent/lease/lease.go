@@ -20,20 +20,29 @@
 //
 // # What a door must do
 //
-//  1. After it applies records for a client, and before it answers the
-//     client, PutLease with the keys (and the prefixes, each ending at a
-//     path separator) that cover them, the deadline past which the door
-//     would withdraw them (zero: until withdrawn), and whatever State it
-//     needs to resume. A new lease, other keys or prefixes, or changed
-//     records are written when PutLease returns, so that what the client
-//     was told survives the agent's crash (not the host's: that ends the
-//     client too); refreshing only the deadline or the state is cheap
-//     (saved lazily, see below).
-//  2. Before it withdraws a client's records, DropLease. The agent then
-//     writes the removal before returning, so that a crash right
-//     after the withdrawal cannot bring the records back at the next start:
-//     a restart never resurrects a registration that was withdrawn or had
-//     expired.
+//  1. Before it applies records for a client, Hold the lease with the
+//     records it will cover: its keys (and the prefixes, each ending at a
+//     path separator), the deadline past which the door would withdraw
+//     them (zero: until withdrawn), and whatever State it needs to resume.
+//     A new lease, other keys or prefixes, or changed records are
+//     written then; an error means they could not be, and the door
+//     applies nothing and answers the error. Otherwise it applies the
+//     records, lets go of its own lock, and waits (Saving.Wait) until the
+//     write is on disk before it answers, so that what the client was
+//     told survives the agent's crash (not the host's: that ends the
+//     client too). Writers waiting at once share one fsync (saving.go).
+//     Refreshing only the deadline or the state is cheap (saved lazily,
+//     see below): PutLease, after applying, does that, and writes and
+//     waits itself when the records changed.
+//  2. Before it withdraws a client's records, Drop the lease (or
+//     DropLease, which also waits), then withdraw, let go of the lock,
+//     and wait before acknowledging: a crash right after the withdrawal
+//     cannot bring the records back at the next start, so a restart
+//     never resurrects a registration that was withdrawn or had expired.
+//     An error means the removal could not be written: the lease stays,
+//     and the door withdraws nothing. A withdrawal nobody can refuse
+//     (the client's connection closed) is Forget: withdrawn at once,
+//     its removal saved once the disk takes writes.
 //  3. At start, RestoredLeases(door) once, and resume each lease's client
 //     from its State (its records are already republished). A lease no
 //     door claims (the door is off after the restart) is withdrawn.
@@ -56,6 +65,7 @@ package lease
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -165,14 +175,91 @@ func (l Lease) Expired(now time.Time) bool {
 // Holder is what an agent offers its doors (through package host; Store
 // implements it).
 type Holder interface {
-	// PutLease records or refreshes a lease (step 1 above), durably
-	// when the lease or its records are new; an error means it could not
-	// be saved, and the door must not acknowledge what it covers.
+	// Hold writes a lease with the records it will cover before the door
+	// applies them (step 1 above); an error means it could not be
+	// written, and the door applies nothing. The door waits for the
+	// Saving, after applying and outside its own lock, before it answers.
+	Hold(l Lease, recs []routes.Record) (Saving, error)
+	// PutLease records or refreshes a lease after the door applied what
+	// it covers, durably (waiting itself) when the lease or its records
+	// are new; an error means it could not be saved, and the door must
+	// not acknowledge what it covers.
 	PutLease(l Lease) error
-	// DropLease forgets a lease before its records are withdrawn, durably
-	// (step 2 above); an error means the removal could not be saved, the
-	// lease stays, and the door must not withdraw or acknowledge.
+	// Drop writes a lease's removal before its records are withdrawn
+	// (step 2 above); an error means it could not be written, the lease
+	// stays, and the door withdraws nothing. The door waits for the
+	// Saving before it acknowledges.
+	Drop(door, id string) (Saving, error)
+	// DropLease is Drop, then Saving.Wait.
 	DropLease(door, id string) error
+	// Forget is Drop for a withdrawal nobody can refuse (the client let
+	// go): the lease goes now, its removal is saved when the disk allows.
+	Forget(door, id string) Saving
 	// RestoredLeases hands a door the leases restored at start (step 3).
 	RestoredLeases(door string) []Lease
+}
+
+// RecordsAfter is what Records will return once puts and deletes are
+// applied to local: the records a door hands Hold before applying them.
+// A broker put without a stamp keeps the stamp of the record it replaces,
+// as the table keeps it when nothing else changed (routes' recency.go),
+// so a re-registration that changes nothing is seen as the same records
+// and writes nothing.
+func (l Lease) RecordsAfter(local Local, puts []routes.Record, deletes []string) []routes.Record {
+	return l.Records(overlay{local: local, puts: puts, deletes: deletes})
+}
+
+// overlay is local with puts and deletes applied.
+type overlay struct {
+	local   Local
+	puts    []routes.Record
+	deletes []string
+}
+
+func (o overlay) LocalRecord(key string) (routes.Record, bool) {
+	for i := len(o.puts) - 1; i >= 0; i-- {
+		if o.puts[i].Key() == key {
+			return o.stamped(o.puts[i]), true
+		}
+	}
+	if slices.Contains(o.deletes, key) {
+		return routes.Record{}, false
+	}
+	return o.local.LocalRecord(key)
+}
+
+func (o overlay) LocalRecords(prefix string) []routes.Record {
+	byKey := map[string]routes.Record{}
+	for _, r := range o.local.LocalRecords(prefix) {
+		byKey[r.Key()] = r
+	}
+	for _, k := range o.deletes {
+		delete(byKey, k)
+	}
+	for _, r := range o.puts {
+		if k := r.Key(); strings.HasPrefix(k, prefix) {
+			byKey[k] = o.stamped(r)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(byKey))
+	out := make([]routes.Record, len(keys))
+	for i, k := range keys {
+		out[i] = byKey[k]
+	}
+	return out
+}
+
+// stamped is put r as the table will hold it when only its stamp is
+// missing (see RecordsAfter).
+func (o overlay) stamped(r routes.Record) routes.Record {
+	if r.Broker == nil || r.Broker.Stamp != 0 {
+		return r
+	}
+	old, ok := o.local.LocalRecord(r.Key())
+	if !ok || old.Broker == nil || old.Broker.Stamp == 0 {
+		return r
+	}
+	b := *r.Broker
+	b.Stamp = old.Broker.Stamp
+	return routes.Record{Broker: &b}
 }

@@ -112,7 +112,8 @@ type leaseLog struct {
 	cond    *sync.Cond
 	synced  uint64 // every entry up to it is on disk
 	syncing bool
-	broken  error // an fsync failed: refuse entries until a snapshot
+	broken  error  // an fsync failed: refuse entries until a snapshot
+	syncs   uint64 // fsyncs run, for tests
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -152,9 +153,10 @@ func (l *leaseLog) wait(seq uint64) error {
 			continue
 		}
 		l.syncing = true
-		target := l.seqNow()
+		l.syncs++
+		target, f := l.seqNow(), l.f // l.f changes only under both locks (FailWritesForTest)
 		l.syncMu.Unlock()
-		err := l.f.Sync()
+		err := f.Sync()
 		l.syncMu.Lock()
 		l.syncing = false
 		if err != nil {

@@ -56,6 +56,7 @@ type savedState struct {
 	deadline time.Time
 	seq      uint64
 	hash     uint64
+	wseq     uint64 // the log entry that wrote it (0: a snapshot), maybe not on disk yet
 }
 
 // Store is an agent's lease table and its persistence; it is the Holder
@@ -74,6 +75,13 @@ type Store struct {
 	claimed  map[string]bool
 	frozen   bool // shutting down: the files stay as they are
 	dirty    chan struct{}
+	// pending are the leases written by Hold whose records the door may
+	// not have applied yet: a snapshot takes their records from here,
+	// not from the table. Saving.Wait clears them.
+	pending map[string]pendingHold
+	// dropLater are leases let go (Forget) whose removal the disk
+	// refused: the save loop writes it once the disk takes writes.
+	dropLater map[string]leaseRef
 
 	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
 	log      *leaseLog  // nil until restoreLeases opened it
@@ -86,7 +94,8 @@ func leaseKey(door, id string) string { return door + "\x00" + id }
 // to dataDir ("": saving nothing). Restore reads what it saved before.
 func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
 	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, saved: map[string]savedState{}, lazy: map[string]bool{},
-		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1)}
+		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1),
+		pending: map[string]pendingHold{}, dropLater: map[string]leaseRef{}}
 }
 
 // PutLease records or refreshes a lease (step 1 of the package comment). A new
@@ -97,12 +106,16 @@ func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
 // applying the records. A refresh of the deadline or state alone is saved
 // lazily. An error means the lease could not be saved: the door must not
 // acknowledge what it covers (Hold, before applying, lets it change
-// nothing then).
+// nothing then). PutLease waits for its write's fsync itself: a door that
+// calls it under its own lock makes concurrent writers wait in turn
+// (Hold and Drop let them share one fsync).
 func (ls *Store) PutLease(l Lease) error {
 	k := leaseKey(l.Door, l.ID)
 	ls.mu.Lock()
 	old, had := ls.m[k]
 	ls.m[k] = l
+	delete(ls.dropLater, k)
+	delete(ls.pending, k) // the door has applied what a Hold wrote: the table says
 	if ls.dir == "" || ls.frozen {
 		ls.mu.Unlock()
 		return nil
@@ -119,23 +132,36 @@ func (ls *Store) PutLease(l Lease) error {
 			return err
 		}
 		if wrote {
-			return ls.log.wait(seq)
+			return Saving{ls: ls, seq: seq}.Wait()
 		}
 		ls.mu.Lock()
 		sv = ls.saved[k]
 		ls.mu.Unlock()
 	}
+	ls.refresh(k, old, had, l, sv)
+	// The entry that wrote these records may be on its way still (a
+	// Hold whose door has not waited yet).
+	return Saving{ls: ls, seq: sv.wseq}.Wait()
+}
+
+// refresh saves lease l, whose records are saved as sv, lazily when its
+// deadline moved past the slack or its state changed since old.
+func (ls *Store) refresh(k string, old Lease, had bool, l Lease, sv savedState) {
 	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < slackFor(l) {
-		return nil
+		return
 	}
 	ls.mu.Lock()
 	ls.lazy[k] = true
 	ls.mu.Unlock()
+	ls.kick()
+}
+
+// kick wakes the save loop.
+func (ls *Store) kick() {
 	select {
 	case ls.dirty <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // Leases returns the leases held now, in no order (what the HTTP door
@@ -162,126 +188,17 @@ func slackFor(l Lease) time.Duration {
 	return min(leaseSlack, time.Until(l.Deadline)/4)
 }
 
-// Hold is PutLease for a change the door has not applied yet: it writes
-// lease l with recs, the records l will cover once applied, and fsyncs
-// it, before the door applies them; on an error the door applies nothing
-// and answers the error, so a change that cannot be saved changes
-// nothing anywhere. A lease already saved with the same cover and
-// records is only refreshed, as PutLease does.
-func (ls *Store) Hold(l Lease, recs []routes.Record) error {
-	k := leaseKey(l.Door, l.ID)
-	ls.mu.Lock()
-	old, had := ls.m[k]
-	sv, inFile := ls.saved[k]
-	stop := ls.dir == "" || ls.frozen
-	ls.mu.Unlock()
-	if stop {
-		return ls.PutLease(l)
-	}
-	b, err := json.Marshal(recs)
-	if err != nil {
-		return err
-	}
-	h := hashBytes(b)
-	if had && inFile && old.SameCover(l) && h == sv.hash {
-		return ls.PutLease(l)
-	}
-	body, err := json.Marshal(leaseBody{Lease: l, Records: b})
-	if err != nil {
-		return err
-	}
-	ls.saveMu.Lock()
-	ls.mu.Lock()
-	stop = ls.frozen || ls.log == nil
-	ls.mu.Unlock()
-	if stop {
-		ls.saveMu.Unlock()
-		return ls.PutLease(l)
-	}
-	seq := ls.localSeq()
-	wseq, err := ls.appendLeaseEntry(logEntry{Put: body})
-	if err == nil {
-		ls.mu.Lock()
-		ls.m[k] = l
-		ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
-		delete(ls.lazy, k)
-		ls.mu.Unlock()
-	}
-	ls.saveMu.Unlock()
-	if err != nil {
-		return err
-	}
-	if err := ls.log.wait(wseq); err != nil {
-		ls.mu.Lock()
-		if had {
-			ls.m[k] = old
-		} else {
-			delete(ls.m, k)
-		}
-		ls.mu.Unlock()
-		return err
-	}
-	return nil
-}
-
-// DropLease forgets a lease; when the files hold it, its removal is
-// written and fsynced before DropLease returns (step 2 of the package
-// comment). An error means the removal could not be saved: the lease is
-// kept as it was, and the door must not withdraw its records (a restart
-// would bring them back after the client was told they were gone).
-func (ls *Store) DropLease(door, id string) error {
-	k := leaseKey(door, id)
-	ls.mu.Lock()
-	old, had := ls.m[k]
-	delete(ls.m, k)
-	delete(ls.lazy, k)
-	sv, inFile := ls.saved[k]
-	frozen := ls.frozen
-	ls.mu.Unlock()
-	if !inFile || frozen {
-		return nil
-	}
-	ls.saveMu.Lock()
-	ls.mu.Lock()
-	_, back := ls.m[k] // put again meanwhile: its own write says so
-	if back || ls.frozen || ls.log == nil {
-		ls.mu.Unlock()
-		ls.saveMu.Unlock()
-		return nil
-	}
-	ls.mu.Unlock()
-	seq, err := ls.appendLeaseEntry(logEntry{Drop: &leaseRef{Door: door, ID: id}})
-	if err == nil {
-		ls.mu.Lock()
-		delete(ls.saved, k)
-		ls.mu.Unlock()
-		ls.saveMu.Unlock()
-		err = ls.log.wait(seq)
-		if err == nil {
-			return nil
-		}
-		ls.mu.Lock()
-		if _, still := ls.saved[k]; !still {
-			ls.saved[k] = sv
-		}
-		ls.mu.Unlock()
-	} else {
-		ls.saveMu.Unlock()
-	}
-	ls.mu.Lock()
-	if _, back := ls.m[k]; !back && had {
-		ls.m[k] = old
-	}
-	ls.mu.Unlock()
-	return err
-}
-
 // writeLease appends lease k with its records as they are now. Unless
 // force, it writes nothing when the records hash as they did when last
 // written. It reports whether it wrote, and the entry's seq to wait for.
 func (ls *Store) writeLease(k string, force bool) (wrote bool, wseq uint64, err error) {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
+	return ls.writeLeaseLocked(k, force)
+}
+
+// writeLeaseLocked is writeLease with saveMu held.
+func (ls *Store) writeLeaseLocked(k string, force bool) (wrote bool, wseq uint64, err error) {
 	ls.mu.Lock()
 	l, ok := ls.m[k]
 	sv, inFile := ls.saved[k]
@@ -292,15 +209,20 @@ func (ls *Store) writeLease(k string, force bool) (wrote bool, wseq uint64, err 
 	}
 	// Read before the records, so what is written is at least this seq's.
 	seq := ls.localSeq()
-	recs, err := json.Marshal(l.Records(ls.table))
-	if err != nil {
+	var recs []byte
+	ls.mu.Lock()
+	p, held := ls.pending[k]
+	ls.mu.Unlock()
+	if held {
+		recs = p.recs // the door may not have applied them yet: the table would say what they replace
+	} else if recs, err = json.Marshal(l.Records(ls.table)); err != nil {
 		return true, 0, fmt.Errorf("cannot encode the records of lease %s/%s: %w", l.Door, l.ID, err)
 	}
 	h := hashBytes(recs)
 	if !force && inFile && h == sv.hash {
 		ls.mu.Lock()
 		if _, still := ls.saved[k]; still {
-			ls.saved[k] = savedState{deadline: sv.deadline, seq: seq, hash: h}
+			ls.saved[k] = savedState{deadline: sv.deadline, seq: seq, hash: h, wseq: sv.wseq}
 		}
 		ls.mu.Unlock()
 		return false, 0, nil
@@ -314,15 +236,18 @@ func (ls *Store) writeLease(k string, force bool) (wrote bool, wseq uint64, err 
 		return true, 0, err
 	}
 	ls.mu.Lock()
-	ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h}
+	ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h, wseq: wseq}
 	delete(ls.lazy, k)
 	ls.mu.Unlock()
+	ls.compactIfLarge()
 	return true, wseq, nil
 }
 
-// appendLeaseEntry appends e, folding the log into a new snapshot when
-// it has outgrown it (or an fsync failed), and returns the seq to wait
-// for. saveMu held.
+// appendLeaseEntry appends e, after folding the log into a new snapshot
+// when an fsync failed, and returns the seq to wait for. The caller then
+// records what it wrote (ls.m, ls.saved) and calls compactIfLarge: a
+// snapshot taken between the two would leave out what the entry says,
+// then empty the log that holds it. saveMu held.
 func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 	if ls.log.healthy() != nil {
 		ls.compactLeases() // a fresh snapshot is the way back from a failed fsync
@@ -331,37 +256,50 @@ func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
 		return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
 	}
-	seq := ls.log.seq
+	return ls.log.seq, nil
+}
+
+// compactIfLarge folds the log into a new snapshot when it has outgrown
+// it. saveMu held.
+func (ls *Store) compactIfLarge() {
 	if ls.log.size > max(minCompact, 2*ls.snapSize) {
 		ls.compactLeases()
 	}
-	return seq, nil
 }
 
 // compactLeases writes every lease with its records to leases.json, then
 // empties the log. A crash between the two leaves log entries the
-// snapshot already holds; their seq makes the next replay skip them.
-// saveMu held.
-func (ls *Store) compactLeases() {
+// snapshot already holds; their seq makes the next replay skip them. A
+// lease Hold wrote whose records the door may not have applied yet is
+// written with the records it held (pending). saveMu held.
+func (ls *Store) compactLeases() error {
 	ls.mu.Lock()
 	keys := make([]string, 0, len(ls.m))
 	leases := make([]Lease, 0, len(ls.m))
+	pending := make(map[string]pendingHold, len(ls.pending))
 	for k, l := range ls.m {
 		keys = append(keys, k)
 		leases = append(leases, l)
 	}
+	for k, p := range ls.pending {
+		pending[k] = p
+	}
 	ls.mu.Unlock()
 	seq := ls.localSeq()
-	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, len(leases))}
+	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, 0, len(leases))}
 	saved := make(map[string]savedState, len(leases))
 	for i, l := range leases {
-		recs, err := json.Marshal(l.Records(ls.table))
-		if err != nil {
-			ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
-			continue
+		p, held := pending[keys[i]]
+		if !held {
+			recs, err := json.Marshal(l.Records(ls.table))
+			if err != nil {
+				ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
+				continue
+			}
+			p = pendingHold{recs: recs, hash: hashBytes(recs)}
 		}
-		body.Leases[i] = leaseBody{Lease: l, Records: recs}
-		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: hashBytes(recs)}
+		body.Leases = append(body.Leases, leaseBody{Lease: l, Records: p.recs})
+		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: p.hash}
 	}
 	path := filepath.Join(ls.dir, leasesFile)
 	b, err := json.Marshal(body)
@@ -374,14 +312,16 @@ func (ls *Store) compactLeases() {
 	}
 	if err != nil {
 		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", path, "err", err)
-		return
+		return err
 	}
 	ls.log.markSynced() // the synced snapshot holds every entry
 	ls.mu.Lock()
 	ls.saved = saved
 	ls.lazy = map[string]bool{}
+	ls.dropLater = map[string]leaseRef{} // the snapshot leaves them out
 	ls.snapSize = int64(len(b))
 	ls.mu.Unlock()
+	return nil
 }
 
 func hashBytes(b []byte) uint64 {
@@ -562,7 +502,7 @@ func (ls *Store) Restore() routes.Delta {
 	d, _ := ls.table.ApplyLocal(puts, nil)
 	ls.saveMu.Lock()
 	ls.log = log
-	ls.compactLeases()
+	_ = ls.compactLeases() // logged; the log still holds what the snapshot would
 	ls.saveMu.Unlock()
 	ls.logger.Info("restored registrations from the data dir", "leases", kept, "expired", expired, "records", len(d.Ops))
 	return d
@@ -585,13 +525,17 @@ func (ls *Store) Unclaimed() []Lease {
 }
 
 // SaveLoop writes the leases whose deadline or state changed, coalescing
-// bursts, until ctx is done. Only a store with a data dir needs it.
+// bursts, and the removals the disk refused (Forget), trying those again
+// every dropRetry until they are saved, until ctx is done. Only a store
+// with a data dir needs it.
 func (ls *Store) SaveLoop(ctx context.Context) {
+	var retry <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ls.dirty:
+		case <-retry:
 		}
 		select {
 		case <-ctx.Done():
@@ -599,6 +543,10 @@ func (ls *Store) SaveLoop(ctx context.Context) {
 		case <-time.After(leaseSaveDelay):
 		}
 		ls.saveLazyLeases()
+		retry = nil
+		if !ls.saveDropsLater() {
+			retry = time.After(dropRetry)
+		}
 	}
 }
 
@@ -630,6 +578,7 @@ func (ls *Store) Freeze(forget bool) {
 	ls.mu.Lock()
 	if forget {
 		ls.m = map[string]Lease{}
+		ls.pending = map[string]pendingHold{}
 	}
 	frozen := ls.frozen
 	ls.frozen = true
@@ -670,11 +619,15 @@ func (ls *Store) FailWritesForTest() (heal func()) {
 	if err != nil {
 		panic(err)
 	}
+	l.syncMu.Lock()
 	l.f = ro
+	l.syncMu.Unlock()
 	return func() {
 		ls.saveMu.Lock()
 		defer ls.saveMu.Unlock()
+		l.syncMu.Lock()
 		l.f = good
+		l.syncMu.Unlock()
 		ro.Close()
 	}
 }

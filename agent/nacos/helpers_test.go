@@ -48,10 +48,14 @@ func (f *fakeRegistry) LocalRecords(prefix string) []routes.Record { return f.t.
 func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
 	return f.t.TopicRoute(topic)
 }
-func (f *fakeRegistry) PutLease(lease.Lease) error               { return nil }
-func (f *fakeRegistry) DropLease(door, id string) error          { return nil }
-func (f *fakeRegistry) Hold(lease.Lease, []routes.Record) error  { return nil }
-func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease { return nil }
+func (f *fakeRegistry) PutLease(lease.Lease) error      { return nil }
+func (f *fakeRegistry) DropLease(door, id string) error { return nil }
+func (f *fakeRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
+	return lease.Saving{}, nil
+}
+func (f *fakeRegistry) Drop(string, string) (lease.Saving, error) { return lease.Saving{}, nil }
+func (f *fakeRegistry) Forget(string, string) lease.Saving        { return lease.Saving{} }
+func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease  { return nil }
 
 func startServer(t testing.TB, tune ...func(*Config)) (*Server, *fakeRegistry) {
 	t.Helper()

@@ -75,11 +75,13 @@ func sortedRecords(m map[string]routes.Record) []routes.Record {
 
 // hold changes what h holds: it takes puts (a record of the same key
 // replaced) and lets go of drops, with the lease deadline and state
-// given. The lease is saved first, and fsynced (host.Hold, or DropLease
-// once h holds nothing), so an error (the data dir cannot save it) changes
+// given. The lease is written first (host.Hold, or DropLease once h
+// holds nothing), so an error (the data dir cannot save it) changes
 // nothing and goes out through the door. Then puts are applied, and what
 // no Nacos holder holds any more is withdrawn through the host, which
-// keeps what another door's lease holds. writeMu held.
+// keeps what another door's lease holds; then the lease's write is waited
+// for (lease.Saving: under writeMu still, so Nacos writers do not share
+// fsyncs yet). writeMu held.
 func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline time.Time, st holdState) error {
 	s.mu.Lock()
 	old := s.held[h]
@@ -94,9 +96,11 @@ func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline t
 	for _, r := range puts {
 		next.recs[r.Key()] = r
 	}
+	var sv lease.Saving
 	switch {
 	case len(next.recs) > 0:
-		if err := s.reg.Hold(s.lease(h, next), sortedRecords(next.recs)); err != nil {
+		var err error
+		if sv, err = s.reg.Hold(s.lease(h, next), sortedRecords(next.recs)); err != nil {
 			return err
 		}
 	case old != nil:
@@ -132,7 +136,7 @@ func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline t
 	if len(puts) > 0 || len(dels) > 0 {
 		s.reg.Apply(puts, dels)
 	}
-	return nil
+	return sv.Wait()
 }
 
 // renew moves h's lease deadline (a beat, a connection's end): saved

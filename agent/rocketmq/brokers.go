@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/routes"
 )
@@ -23,15 +24,23 @@ type registration struct {
 // registerResult is what a slave learns about its master (§5.2 step 12).
 type registerResult struct {
 	masterAddr, haAddr string
-	// unsaved is why the agent's data dir could not save the
-	// registration's lease: the broker is told, and a restart would not
-	// restore it until its next registration is saved.
+	// unsaved is why the agent's data dir could not write the
+	// registration's lease: nothing of it was applied, and the broker is
+	// told (it registers again within 30 s).
 	unsaved error
+	// saving is the lease write to wait for, with bt.mu let go, before
+	// the registration is acknowledged (lease.Saving).
+	saving lease.Saving
 }
 
 // register applies a registration the way Java 5.x's RouteInfoManager does
 // (§5.2), with this agent's records standing for Java's brokerAddrTable and
 // topicQueueTable. ok is false for the first-registration guard (#4522).
+//
+// The lease is written before anything is applied, and res.saving is
+// waited for after bt.mu is let go, so that registrations at the same
+// moment share one fsync; a lease that cannot be written (res.unsaved)
+// changes nothing.
 func (s *Server) register(c *conn, r registration, body *remoting.RegisterBrokerBody) (res registerResult, ok bool) {
 	bt := &s.brokers
 	bt.mu.Lock()
@@ -40,7 +49,11 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	prev := bt.live[key]
 	if prev != nil && prev.name != r.name {
 		// The address now serves another broker name: the old one is gone.
-		s.unregisterLocked(prev.cluster, prev.name, prev.addr)
+		_, sv, err := s.unregisterLocked(prev.cluster, prev.name, prev.addr, true)
+		if err != nil {
+			return registerResult{unsaved: err}, true
+		}
+		res.saving = sv // waited for below, by the new lease's (later) entry
 		prev = nil
 	}
 	group := s.localGroup(r.cluster, r.name)
@@ -59,13 +72,16 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	if holder, fenced := s.fencedBy(r, body.DataVersion.StateVersion); fenced {
 		s.log.Warn("registration fenced: another address holds this broker id with a newer state version",
 			"broker", r.name, "id", r.id, "addr", r.addr, "holder", holder)
+		sv, err := s.reg.Drop(door, leaseID(key))
+		if err != nil {
+			return registerResult{unsaved: err}, true
+		}
 		delete(bt.live, key)
-		s.reg.DropLease(door, leaseID(key))
 		// A stale registration of ours under that id goes too.
 		if b, ok := group[r.id]; ok && b.Addr == r.addr {
 			s.reg.Apply(nil, []string{routes.BrokerKey(r.name, r.id)})
 		}
-		return registerResult{}, true
+		return registerResult{saving: sv}, true
 	}
 	// Step 6: an incremental (one-topic) registration before the first
 	// full one would stand for the broker's whole table (#4522).
@@ -117,16 +133,19 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 			puts = append(puts, s.mappingRecords(r, body)...)
 		}
 	}
-	s.reg.Apply(puts, deletes)
-
-	// Step 10: the live entry moves to this connection.
+	// Step 10: the live entry moves to this connection, once its lease,
+	// with the records it will cover, is written.
 	lb := &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,
 		version: body.DataVersion, last: s.now(), timeout: r.timeout, conn: c}
-	bt.live[key] = lb
-	if err := s.holdLocked(lb); err != nil {
-		s.log.Error("a broker registration could not be saved to the data dir", "broker", r.name, "addr", r.addr, "err", err)
-		res.unsaved = err
+	l := leaseOf(lb)
+	sv, err := s.reg.Hold(l, l.RecordsAfter(s.reg.Table(), puts, deletes))
+	if err != nil {
+		s.log.Error("a broker registration could not be saved to the data dir; nothing of it is applied", "broker", r.name, "addr", r.addr, "err", err)
+		return registerResult{unsaved: err, saving: res.saving}, true
 	}
+	res.saving = sv
+	s.reg.Apply(puts, deletes)
+	bt.live[key] = lb
 	if registerFirst {
 		s.log.Info("broker registered", "cluster", r.cluster, "broker", r.name, "id", r.id, "addr", r.addr, "topics", len(body.Topics))
 	}
@@ -135,7 +154,7 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	if r.id != 0 {
 		for _, m := range s.reg.Table().Brokers(r.name) {
 			if m.ID == 0 {
-				res = registerResult{masterAddr: m.Addr, haAddr: m.HAAddr}
+				res.masterAddr, res.haAddr = m.Addr, m.HAAddr
 				break
 			}
 		}
@@ -160,21 +179,27 @@ func (s *Server) smallestID(r registration) bool {
 // mappings go too; when
 // members remain but no master, and the group runs slave-acting-master,
 // its queues lose write permission. bt.mu must be held.
-func (s *Server) unregisterLocked(cluster, name, addr string) bool {
+//
+// The lease's removal is written before the records go, so a restart
+// does not resume the broker; the caller waits for sv, with bt.mu let go,
+// before it acknowledges. When asked (the broker's UNREGISTER_BROKER),
+// a removal that cannot be written withdraws nothing and is the error;
+// otherwise (its connection closed, it expired) nobody can be refused,
+// and the records go while the removal is saved once the disk allows
+// (lease.Holder.Forget).
+func (s *Server) unregisterLocked(cluster, name, addr string, asked bool) (ok bool, sv lease.Saving, err error) {
 	bt := &s.brokers
 	key := liveKey{cluster, addr}
 	lb := bt.live[key]
-	delete(bt.live, key)
 	if lb != nil {
-		// Durably, before the records go: a restart must not resume it.
-		// Not saved, nothing goes: the broker stays until a removal can
-		// be saved (its next unregistration or expiry scan).
-		if err := s.reg.DropLease(door, leaseID(key)); err != nil {
-			bt.live[key] = lb
+		if !asked {
+			sv = s.reg.Forget(door, leaseID(key))
+		} else if sv, err = s.reg.Drop(door, leaseID(key)); err != nil {
 			s.log.Error("a broker's removal could not be saved to the data dir; it stays registered", "broker", name, "addr", addr, "err", err)
-			return false
+			return false, sv, err
 		}
 	}
+	delete(bt.live, key)
 	group := s.localGroup(cluster, name)
 	var deletes []string
 	for id, b := range group {
@@ -184,7 +209,7 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 		}
 	}
 	if len(deletes) == 0 {
-		return lb != nil
+		return lb != nil, sv, nil
 	}
 	var puts []routes.Record
 	if len(group) == 0 {
@@ -202,7 +227,7 @@ func (s *Server) unregisterLocked(cluster, name, addr string) bool {
 		}
 	}
 	s.reg.Apply(puts, deletes)
-	return true
+	return true, sv, nil
 }
 
 // actingMasterGroup reports whether any member of the group, on any
@@ -254,12 +279,17 @@ func (s *Server) localQueues(name string) map[string]routes.Queue {
 }
 
 // unregister handles UNREGISTER_BROKER and reports whether anything was
-// registered here.
-func (s *Server) unregister(cluster, name, addr string) bool {
+// registered here; an error means the removal is not saved and, when it
+// could not be written, nothing was withdrawn.
+func (s *Server) unregister(cluster, name, addr string) (bool, error) {
 	bt := &s.brokers
 	bt.mu.Lock()
-	defer bt.mu.Unlock()
-	return s.unregisterLocked(cluster, name, addr)
+	ok, sv, err := s.unregisterLocked(cluster, name, addr, true)
+	bt.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	return ok, sv.Wait()
 }
 
 // dataVersion returns the stored DataVersion of (cluster, addr).

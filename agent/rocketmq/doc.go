@@ -22,7 +22,14 @@
 //     records, and gossip withdraws them everywhere. If the agent itself
 //     dies, the gossip layer drops all its records; if it restarts with its
 //     data dir, it resumes every broker registered here (leases.go, package
-//     agent/lease) and no route changes anywhere.
+//     agent/lease) and no route changes anywhere. With a data dir, a
+//     registration's lease is written before its records are applied and
+//     on disk before the answer (writers at once share one fsync); one
+//     that cannot be written is answered SYSTEM_ERROR and changes nothing,
+//     and so is an UNREGISTER_BROKER whose removal cannot be. A close or
+//     an expiry cannot be refused: the records go, and the removal is
+//     saved once the disk takes writes (until then a restart restores the
+//     lease only until its deadline).
 //  4. Topic configuration is applied per topic, and only when the broker's
 //     DataVersion changed, on a first registration, or for a topic the agent
 //     holds no queue data for (§5.2 step 8). That is what keeps a "wipe write

@@ -57,6 +57,9 @@ func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 		rep.fail(remoting.SystemError, "register broker failed")
 		return
 	}
+	if err := res.saving.Wait(); err != nil && res.unsaved == nil {
+		res.unsaved = err
+	}
 	if res.unsaved != nil {
 		rep.fail(remoting.SystemError, "registration not saved: "+res.unsaved.Error())
 		return
@@ -94,13 +97,22 @@ func parseRegistration(ext map[string]string, defTimeout time.Duration) (registr
 	return r, nil
 }
 
-// unregisterBroker is UNREGISTER_BROKER (104): always SUCCESS, as Java.
+// unregisterBroker is UNREGISTER_BROKER (104): SUCCESS, as Java, unless
+// the data dir cannot save the removal: then SYSTEM_ERROR saying so, and
+// when it could not even be written the broker stays registered (a broker
+// shutting down logs the error and closes its connection, which withdraws
+// it anyway: connClosed).
 func (s *Server) unregisterBroker(_ *conn, req *remoting.Command, rep *reply) {
 	if !requireExt(req, rep, "brokerName", "brokerAddr", "clusterName", "brokerId") {
 		return
 	}
 	ext := req.ExtFields
-	if s.unregister(ext["clusterName"], ext["brokerName"], ext["brokerAddr"]) {
+	ok, err := s.unregister(ext["clusterName"], ext["brokerName"], ext["brokerAddr"])
+	if err != nil {
+		rep.fail(remoting.SystemError, "unregistration not saved: "+err.Error())
+		return
+	}
+	if ok {
 		s.log.Info("broker unregistered", "cluster", ext["clusterName"], "broker", ext["brokerName"],
 			"id", ext["brokerId"], "addr", ext["brokerAddr"])
 	}

@@ -140,7 +140,22 @@ func (f *fakeRegistry) PutLease(l lease.Lease) error {
 }
 
 // Hold is PutLease before the change is applied, as the agent's is.
-func (f *fakeRegistry) Hold(l lease.Lease, _ []routes.Record) error { return f.PutLease(l) }
+func (f *fakeRegistry) Hold(l lease.Lease, _ []routes.Record) (lease.Saving, error) {
+	return lease.Saving{}, f.PutLease(l)
+}
+
+// Drop is DropLease before the records are withdrawn, as the agent's is.
+func (f *fakeRegistry) Drop(door, id string) (lease.Saving, error) {
+	return lease.Saving{}, f.DropLease(door, id)
+}
+
+// Forget drops the lease whatever the data dir does, as the agent's does.
+func (f *fakeRegistry) Forget(door, id string) lease.Saving {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.leases, door+"/"+id)
+	return lease.Saving{}
+}
 
 func (f *fakeRegistry) DropLease(door, id string) error {
 	f.mu.Lock()

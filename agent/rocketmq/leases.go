@@ -29,16 +29,23 @@ type savedBroker struct {
 
 func leaseID(k liveKey) string { return k.cluster + "/" + k.addr }
 
-// holdLocked records lb's lease: its broker record and its group's queue
-// data and static-topic mappings, until its timeout from the last heartbeat. bt.mu must be held.
-// An error means the data dir could not save it.
-func (s *Server) holdLocked(lb *liveBroker) error {
+// leaseOf is lb's lease: its broker record and its group's queue data and
+// static-topic mappings, until its timeout from the last heartbeat.
+func leaseOf(lb *liveBroker) lease.Lease {
 	st, _ := json.Marshal(savedBroker{Cluster: lb.cluster, Name: lb.name, ID: lb.id, Addr: lb.addr,
 		ActingMaster: lb.actingMaster, Version: lb.version, LastMillis: lb.last.UnixMilli(), TimeoutMs: lb.timeout.Milliseconds()})
-	return s.reg.PutLease(lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
+	return lease.Lease{Door: door, ID: leaseID(liveKey{lb.cluster, lb.addr}),
 		Keys:     []string{routes.BrokerKey(lb.name, lb.id)},
 		Prefixes: []string{routes.QueuePrefix(lb.name), routes.MappingPrefix(lb.name)},
-		Deadline: lb.last.Add(lb.timeout), Renewed: lb.last, State: st})
+		Deadline: lb.last.Add(lb.timeout), Renewed: lb.last, State: st}
+}
+
+// refreshLocked saves lb's new heartbeat, lazily (lease.Store.PutLease).
+// bt.mu must be held.
+func (s *Server) refreshLocked(lb *liveBroker) {
+	if err := s.reg.PutLease(leaseOf(lb)); err != nil {
+		s.log.Warn("a broker's heartbeat could not be saved to the data dir; a restart may expire it early", "broker", lb.name, "addr", lb.addr, "err", err)
+	}
 }
 
 // restoreLeases resumes the brokers registered here before the agent

@@ -8,10 +8,11 @@ import (
 
 // A registration whose lease the agent cannot save is answered
 // SYSTEM_ERROR saying so (the broker retries at its next registration),
-// and an unregistration whose removal cannot be saved withdraws nothing:
-// a restart would otherwise bring back a broker its client was told is
-// gone. Once the data dir takes writes, the unregistration goes through.
-// Before, both were answered SUCCESS whatever the data dir did.
+// and an unregistration whose removal cannot be saved is answered
+// SYSTEM_ERROR and withdraws nothing: a restart would otherwise bring
+// back a broker its client was told is gone. Once the data dir takes
+// writes, the unregistration goes through. Before, both were answered
+// SUCCESS whatever the data dir did (then the unregistration still was).
 func TestBrokerChangeThatCannotBeSavedIsNotAcknowledged(t *testing.T) {
 	reg := newFake()
 	s := startServer(t, reg)
@@ -27,8 +28,8 @@ func TestBrokerChangeThatCannotBeSavedIsNotAcknowledged(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "code 1 ") || !strings.Contains(err.Error(), "no space left") {
 		t.Fatalf("unsaved registration answered %v %v, want SYSTEM_ERROR naming the cause", resp, err)
 	}
-	if err := c.Unregister(b); err != nil {
-		t.Fatal(err)
+	if err := c.Unregister(b); err == nil || !strings.Contains(err.Error(), "code 1 ") || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("unsaved unregistration answered %v, want SYSTEM_ERROR naming the cause", err)
 	}
 	if route(t, c, "TopicTest") == nil {
 		t.Fatal("an unregistration that could not be saved withdrew the broker")

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 )
 
@@ -47,28 +48,38 @@ func (s *Server) touch(cluster, addr string) bool {
 	lb := bt.live[liveKey{cluster, addr}]
 	if lb != nil {
 		lb.last = s.now()
-		s.holdLocked(lb)
+		s.refreshLocked(lb)
 	}
 	return lb != nil
 }
 
 // expireBrokers unregisters brokers silent past their timeout and closes
 // their connections, as Java's scanNotActiveBroker does (§5.4). Closing
-// drops any other broker registered over the same connection too.
+// drops any other broker registered over the same connection too. Nobody
+// can be refused an expiry: the records go even when the data dir cannot
+// save the removal (lease.Holder.Forget), and a restart does not restore
+// a lease past its deadline anyway.
 func (s *Server) expireBrokers() {
 	now := s.now()
 	var stale []*conn
+	var savings []lease.Saving
 	bt := &s.brokers
 	bt.mu.Lock()
 	for _, lb := range bt.live {
 		if now.Sub(lb.last) > lb.timeout {
 			s.log.Warn("broker expired: no registration or heartbeat in time", "cluster", lb.cluster,
 				"broker", lb.name, "id", lb.id, "addr", lb.addr, "timeout", lb.timeout)
-			s.unregisterLocked(lb.cluster, lb.name, lb.addr)
+			_, sv, _ := s.unregisterLocked(lb.cluster, lb.name, lb.addr, false)
 			stale = append(stale, lb.conn)
+			savings = append(savings, sv)
 		}
 	}
 	bt.mu.Unlock()
+	for _, sv := range savings {
+		if err := sv.Wait(); err != nil {
+			s.log.Warn("an expired broker's withdrawal is not on disk yet", "err", err)
+		}
+	}
 	for _, c := range stale {
 		if c != nil {
 			c.nc.Close()
@@ -79,14 +90,29 @@ func (s *Server) expireBrokers() {
 // connClosed unregisters the brokers whose live entry uses c. A broker that
 // re-registered over a newer connection has moved its entry there, so a
 // late close of its old connection takes nothing away (cf. issue #11043).
+//
+// A close is the broker letting go, and cannot be refused: its records go
+// even when the data dir cannot save the removal, which is then saved once
+// the disk takes writes (lease.Holder.Forget). Keeping them instead would
+// serve a broker that is gone for as long as the disk is full, past its
+// timeout; forgetting them only risks what any restart risks, a lease
+// restored until its deadline (the last heartbeat plus the timeout),
+// unless the broker comes back first.
 func (s *Server) connClosed(c *conn) {
 	bt := &s.brokers
 	bt.mu.Lock()
-	defer bt.mu.Unlock()
+	var savings []lease.Saving
 	for _, lb := range bt.live {
 		if lb.conn == c {
 			s.log.Info("broker connection closed; unregistering", "cluster", lb.cluster, "broker", lb.name, "id", lb.id, "addr", lb.addr)
-			s.unregisterLocked(lb.cluster, lb.name, lb.addr)
+			_, sv, _ := s.unregisterLocked(lb.cluster, lb.name, lb.addr, false)
+			savings = append(savings, sv)
+		}
+	}
+	bt.mu.Unlock()
+	for _, sv := range savings {
+		if err := sv.Wait(); err != nil {
+			s.log.Warn("a closed broker's withdrawal is not on disk yet", "err", err)
 		}
 	}
 }

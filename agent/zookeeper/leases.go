@@ -96,8 +96,17 @@ func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *rout
 	}
 	deadline := time.Now().Add(ss.timeout)
 	st := sessionState(ss, sorted)
-	if err := s.reg.Hold(lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}, recs); err != nil {
+	sv, err := s.reg.Hold(lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}, recs)
+	if err != nil {
 		return err
+	}
+	if put == nil {
+		// Nothing about to be written: the table already holds what Hold
+		// wrote, and it is on disk before the door answers. With a put,
+		// holdLocked after the change waits for it (lease.Store.PutLease).
+		if err := sv.Wait(); err != nil {
+			return err
+		}
 	}
 	ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline
 	return nil

@@ -49,10 +49,14 @@ func (l *linkedRegistry) LocalRecords(prefix string) []routes.Record { return l.
 func (l *linkedRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
 	return l.t.TopicRoute(topic)
 }
-func (l *linkedRegistry) PutLease(lease.Lease) error               { return nil }
-func (l *linkedRegistry) DropLease(door, id string) error          { return nil }
-func (l *linkedRegistry) Hold(lease.Lease, []routes.Record) error  { return nil }
-func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease { return nil }
+func (l *linkedRegistry) PutLease(lease.Lease) error      { return nil }
+func (l *linkedRegistry) DropLease(door, id string) error { return nil }
+func (l *linkedRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
+	return lease.Saving{}, nil
+}
+func (l *linkedRegistry) Drop(string, string) (lease.Saving, error) { return lease.Saving{}, nil }
+func (l *linkedRegistry) Forget(string, string) lease.Saving        { return lease.Saving{} }
+func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease  { return nil }
 
 // deliver applies what from wrote since the last delivery to every other
 // registry, as gossip would.

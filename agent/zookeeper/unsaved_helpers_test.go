@@ -39,11 +39,18 @@ func (d *diskRegistry) leaseFails(id string) bool {
 	return f != nil && *f == id
 }
 
-func (d *diskRegistry) Hold(l lease.Lease, recs []routes.Record) error {
+func (d *diskRegistry) Hold(l lease.Lease, recs []routes.Record) (lease.Saving, error) {
 	if d.leaseFails(l.ID) {
-		return errDiskFull
+		return lease.Saving{}, errDiskFull
 	}
 	return d.Host.Hold(l, recs)
+}
+
+func (d *diskRegistry) Drop(door, id string) (lease.Saving, error) {
+	if d.leaseFails(id) {
+		return lease.Saving{}, errDiskFull
+	}
+	return d.Host.Drop(door, id)
 }
 
 func (d *diskRegistry) DropLease(door, id string) error {
