@@ -52,6 +52,11 @@ import (
 // ServiceNameMapping.DEFAULT_MAPPING_GROUP).
 const mappingGroup = "mapping"
 
+// MaxAppInstance bounds an application instance's Curator JSON: every
+// agent keeps it, as a URL record is bounded to dubbo.MaxLength. Dubbo's
+// own instances are well under 2 KiB.
+const MaxAppInstance = 16 << 10
+
 // idKey is the metadata dubbo-go's Nacos service discovery keeps its
 // instance id in.
 const idKey = "id"

@@ -218,3 +218,26 @@ func TestMetadataConfigIsTheApplicationMetadata(t *testing.T) {
 		t.Fatal("bad fixture")
 	}
 }
+
+// An application instance is bounded, as a URL record is: one too large
+// is refused with Nacos' bad-parameter error and changes nothing.
+func TestAppInstanceTooLargeIsRefused(t *testing.T) {
+	s, reg := startServer(t)
+	c := dial(t, s)
+	in := appInst("10.0.0.5", 20880, "111")
+	in.Metadata["big"] = strings.Repeat("x", MaxAppInstance)
+	var resp nacoswire.InstanceResponse
+	c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "demo-app", in), &resp)
+	if resp.Success || resp.ErrorCode != nacoswire.ErrInvalidParam || !strings.Contains(resp.Message, "limit") {
+		t.Fatalf("an instance over the limit answered %+v", resp.Response)
+	}
+	if _, ok := reg.t.App("demo-app"); ok {
+		t.Fatal("the refused instance was recorded")
+	}
+	in.Metadata["id"] = "a/b"
+	delete(in.Metadata, "big")
+	c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "demo-app", in), &resp)
+	if resp.Success || resp.ErrorCode != nacoswire.ErrInvalidParam {
+		t.Fatalf("an id with '/' answered %+v", resp.Response)
+	}
+}

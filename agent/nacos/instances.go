@@ -128,7 +128,11 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 				return routes.Record{}, fmt.Errorf("metadata key %q is reserved: the door keeps the instance's %s in it", k, k[len(paramPrefix):])
 			}
 		}
-		return a.record(time.Now().UnixMilli()), nil // apps.go
+		rec := a.record(time.Now().UnixMilli()) // apps.go
+		if n := len(rec.Znode.Data); n > MaxAppInstance {
+			return routes.Record{}, fmt.Errorf("application instance of %d bytes (its metadata as Curator JSON), limit %d", n, MaxAppInstance)
+		}
+		return rec, nil
 	}
 	iface, category := sv.urlKeys()
 	protocol, path := "nacos", sv.name
