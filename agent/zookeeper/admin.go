@@ -43,12 +43,7 @@ func (s *Server) ExpireSession(id int64) bool {
 // session, as a network blip would: clients reconnect and re-attach within
 // the grace.
 func (s *Server) DropConnections() int {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
+	conns := s.conns.All()
 	for _, c := range conns {
 		c.close()
 	}

@@ -29,7 +29,6 @@ type conn struct {
 	nc     net.Conn
 	br     reader // reader goroutine only
 	remote string
-	ip     string // the client's IP, for MaxClientConns
 
 	// Guarded by s.mu.
 	sess    *session
@@ -59,10 +58,6 @@ type conn struct {
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, remote: nc.RemoteAddr().String(),
 		watches: map[watchKey]struct{}{}, drained: make(chan struct{}, 1)}
-	c.ip = c.remote
-	if host, _, err := net.SplitHostPort(c.remote); err == nil {
-		c.ip = host
-	}
 	c.br.init(nc)
 	return c
 }
@@ -75,6 +70,13 @@ func (c *conn) finish() {
 	c.outMu.Lock()
 	c.closing = true
 	c.outMu.Unlock()
+}
+
+// Close drops the connection now: the server's Close, through its
+// connection set.
+func (c *conn) Close() error {
+	c.close()
+	return nil
 }
 
 // close drops the connection now.

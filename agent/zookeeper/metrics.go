@@ -111,7 +111,7 @@ func (s *Server) flushMetrics() {
 	}
 	st.mu.Unlock()
 	s.mu.Lock()
-	sessions, conns, watches, nodes := len(s.sessions), len(s.conns), s.watches.n, len(s.tree.nodes)
+	sessions, conns, watches, nodes := len(s.sessions), s.conns.Len(), s.watches.n, len(s.tree.nodes)
 	s.mu.Unlock()
 	m.SetGauge([]string{"zookeeper", "sessions"}, float32(sessions))
 	m.SetGauge([]string{"zookeeper", "connections"}, float32(conns))

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
-	"github.com/namecast/namecast/agent/listener"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -138,7 +138,8 @@ type Server struct {
 	// the table and the refresh of the tree are one step for other writers.
 	writeMu sync.Mutex
 
-	// mu guards the tree, the watches, the sessions and the connections.
+	// mu guards the tree, the watches, the sessions and what each
+	// connection holds (its session and watches).
 	// Notifications are queued under it, so a reply built under it after a
 	// change always follows that change's notifications.
 	mu       sync.Mutex
@@ -152,32 +153,22 @@ type Server struct {
 	// suppressed hides other agents' records deleted through this agent
 	// until their agents withdraw them (commands.go).
 	suppressed map[string][]suppression
-	conns      map[*conn]struct{}
-	perIP      map[string]int // open connections by client IP
 	zxid       int64
 	closed     bool
+
+	// conns are the client connections: accepted within MaxClientConns,
+	// served, closed at Close.
+	conns *conns.Set[*conn]
 
 	dirty dirtySet
 	stats stats
 
-	warnRefused     atomic.Int64 // connections closed for MaxClientConns
-	lastRefusedWarn atomic.Int64 // unix ms of the last log line about them
+	lastRefusedWarn atomic.Int64 // unix ms of the last log line about connections over MaxClientConns
 
 	// cmdMu serialises runCommands; cmdSeen is when each command was
 	// first seen, for collecting those of gone targets (commands.go).
 	cmdMu   sync.Mutex
 	cmdSeen map[string]seenCommand
-}
-
-// untrack forgets a closed connection. s.mu held.
-func (s *Server) untrack(c *conn) {
-	if _, ok := s.conns[c]; !ok {
-		return
-	}
-	delete(s.conns, c)
-	if s.perIP[c.ip]--; s.perIP[c.ip] <= 0 {
-		delete(s.perIP, c.ip)
-	}
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -192,8 +183,8 @@ func NewServer(cfg Config) (*Server, error) {
 		ctx: ctx, cancel: cancel,
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
 		containers: map[string]struct{}{}, suppressed: map[string][]suppression{},
-		conns: map[*conn]struct{}{}, perIP: map[string]int{},
 	}
+	s.conns = conns.New[*conn](conns.Config{PerIP: cfg.MaxClientConns, Refused: s.refused, Logger: s.log})
 	s.local = s.table.Local()
 	s.watches.init()
 	s.dirty.init()
@@ -232,7 +223,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.mu.Unlock()
 	s.syncDirty()
-	s.goOwned(s.acceptLoop)
+	if err := s.conns.Serve(ln, func(nc net.Conn) *conn { return newConn(s, nc) }, (*conn).serve); err != nil {
+		return fmt.Errorf("zookeeper: %w", err)
+	}
 	s.goOwned(s.syncLoop)
 	s.goOwned(s.housekeepingLoop)
 	s.goOwned(s.containerLoop)
@@ -264,19 +257,9 @@ func (s *Server) Close() error {
 	for _, ss := range s.sessions {
 		ss.stopTimer()
 	}
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
 	s.mu.Unlock()
 	s.cancel()
-	var err error
-	if s.ln != nil {
-		err = s.ln.Close()
-	}
-	for _, c := range conns {
-		c.close()
-	}
+	err := s.conns.Close()
 	s.wg.Wait()
 	return err
 }
@@ -290,32 +273,14 @@ func (s *Server) goOwned(f func()) {
 	}()
 }
 
-func (s *Server) acceptLoop() {
-	listener.Accept(s.ctx, s.ln, s.log, func(nc net.Conn) bool {
-		c := newConn(s, nc)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.closed {
-			return false
-		}
-		if max := s.cfg.MaxClientConns; max > 0 && s.perIP[c.ip] >= max {
-			nc.Close()
-			if s.warnRefused.Add(1) == 1 || time.Since(time.UnixMilli(s.lastRefusedWarn.Load())) > 10*time.Second {
-				s.lastRefusedWarn.Store(time.Now().UnixMilli())
-				s.log.Warn("too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)",
-					"ip", c.ip, "max", max, "refused_so_far", s.warnRefused.Load())
-			}
-			return true
-		}
-		s.perIP[c.ip]++
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			c.serve()
-		}()
-		return true
-	})
+// refused says, now and again, that connections over MaxClientConns are
+// being closed: the first, then at most one line per 10 s.
+func (s *Server) refused(r conns.Refusal) {
+	if r.Count == 1 || time.Since(time.UnixMilli(s.lastRefusedWarn.Load())) > 10*time.Second {
+		s.lastRefusedWarn.Store(time.Now().UnixMilli())
+		s.log.Warn("too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)",
+			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
+	}
 }
 
 // nextZxid advances the local zxid clock: strictly increasing, and

@@ -109,7 +109,6 @@ func (s *Server) newSessionID() int64 {
 func (s *Server) connClosed(c *conn, err error) {
 	c.logEnd(err)
 	s.mu.Lock()
-	s.untrack(c)
 	s.dropWatches(c)
 	ss := c.sess
 	c.sess = nil

@@ -67,7 +67,7 @@ func (c *conn) fourLetterWord(w string) {
 // tab-separated keys).
 func (s *Server) writeStats(b *strings.Builder, w string) {
 	s.mu.Lock()
-	sessions, conns, watches, nodes, zxid := len(s.sessions), len(s.conns), s.watches.n, len(s.tree.nodes), s.zxid
+	sessions, conns, watches, nodes, zxid := len(s.sessions), s.conns.Len(), s.watches.n, len(s.tree.nodes), s.zxid
 	ephemerals := len(s.owners)
 	s.mu.Unlock()
 	st := &s.stats
@@ -97,9 +97,10 @@ func (s *Server) writeStats(b *strings.Builder, w string) {
 // writeConns answers cons: one line per client connection, in ZooKeeper's
 // shape (" /ip:port[1](queued=0,...,sid=0x...,to=...)"), sorted.
 func (s *Server) writeConns(b *strings.Builder) {
+	all := s.conns.All()
+	lines := make([]string, 0, len(all))
 	s.mu.Lock()
-	lines := make([]string, 0, len(s.conns))
-	for c := range s.conns {
+	for _, c := range all {
 		if c.sess == nil {
 			lines = append(lines, fmt.Sprintf(" /%s[0](queued=0)\n", c.remote))
 			continue
