@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
 
@@ -51,7 +52,6 @@ var connSeq atomic.Uint64
 func (s *Server) newGRPCServer() *http.Server {
 	var protos http.Protocols
 	protos.SetUnencryptedHTTP2(true)
-	var open atomic.Int64
 	srv := &http.Server{
 		Handler:   http.HandlerFunc(s.serveGRPC),
 		Protocols: &protos,
@@ -62,19 +62,14 @@ func (s *Server) newGRPCServer() *http.Server {
 			id := fmt.Sprintf("%d_%s_%s_%d", time.Now().UnixMilli(), host, port, connSeq.Add(1))
 			return context.WithValue(ctx, connKey{}, &connInfo{id: id, remote: host})
 		},
-		ConnState: func(c net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				if open.Add(1) > int64(s.cfg.MaxConns) {
-					s.log.Warn("nacos: connection refused: MaxConns reached", "max", s.cfg.MaxConns, "remote", c.RemoteAddr().String())
-					c.Close()
-				}
-			case http.StateClosed, http.StateHijacked:
-				open.Add(-1)
-			}
-		},
 	}
 	return srv
+}
+
+// refusedConn says that a gRPC connection was refused for MaxConns
+// (s.grpcConns).
+func (s *Server) refusedConn(r conns.Refusal) {
+	s.log.Warn("nacos: connection refused: MaxConns reached", "max", r.Max, "remote", r.Conn.RemoteAddr().String())
 }
 
 func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
@@ -118,6 +119,10 @@ type Server struct {
 	cancel           context.CancelFunc
 	wg               sync.WaitGroup
 
+	// grpcConns are the gRPC port's connections, within MaxConns: the
+	// set hands grpcSrv those it lets in.
+	grpcConns *conns.Set[net.Conn]
+
 	// writeMu serialises changes, so a check and the change it guards (an
 	// instance replacing its previous registration, a config CAS) are one
 	// step for other writers on this agent.
@@ -151,6 +156,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger,
 		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]struct{}{}, held: map[holder]*holding{},
 		setupSignal: make(chan struct{}), beats: map[string]*beat{}}
+	s.grpcConns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusedConn, Logger: s.log})
 	s.push.init()
 	return s, nil
 }
@@ -181,11 +187,17 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 	s.httpSrv = &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.grpcSrv = s.newGRPCServer()
+	grpcAdmitted, err := s.grpcConns.Listener(grpcLn, func(nc net.Conn) net.Conn { return nc })
+	if err != nil { // closed already: serve nothing
+		httpLn.Close()
+		grpcLn.Close()
+		return
+	}
 	s.table.OnChange(s.push.changed)
 	s.restoreLeases()
 	for _, run := range []func(){
 		func() { s.httpSrv.Serve(httpLn) },
-		func() { s.grpcSrv.Serve(grpcLn) },
+		func() { s.grpcSrv.Serve(grpcAdmitted) },
 		s.pushLoop,
 		s.beatLoop,
 		s.metricsLoop,
@@ -218,6 +230,7 @@ func (s *Server) Close() error {
 	s.cancel()
 	s.httpSrv.Close()
 	s.grpcSrv.Close()
+	s.grpcConns.Close()
 	s.wg.Wait()
 	return nil
 }
