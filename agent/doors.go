@@ -26,6 +26,14 @@ import (
 //     goroutine the door started. It withdraws nothing: the agent is going
 //     away, and its records go with it (or come back with its restart).
 //     Safe to call more than once.
+//
+// The connections a door accepts are a conns.Set (package conns) in the
+// RocketMQ, ZooKeeper and Nacos gRPC doors: it refuses a connection past
+// the door's bound, in the door's words (ZooKeeper: MaxClientConns from
+// one client IP, 60 by default, as its maxClientCnxns; Nacos gRPC:
+// MaxConns in all; RocketMQ: none, as Java's NameServer has none), and its
+// Close is how the door's Close closes the listener and every connection.
+// The HTTP door's, and the Nacos door's HTTP port's, are net/http's.
 type door interface {
 	Serve(ln net.Listener) error
 	Addr() string
