@@ -41,13 +41,16 @@ func (a *Agent) incarnation() (uint64, error) {
 }
 
 // writeFileAtomic writes then renames, so a crash leaves the old file or
-// the new one, never half of one, and syncs it first, so a host crash
-// does too.
+// the new one, never half of one, and syncs it first and its directory
+// after, so a host crash does too (and keeps the new one once it
+// returned).
 func writeFileAtomic(path string, data []byte) error { return replaceFile(path, data, true) }
 
-// replaceFile writes then renames; it syncs the data first when sync is
-// set. Without, the process's crash still leaves the old file or the new
-// one; a host crash may leave either, or an empty file.
+// replaceFile writes then renames; when sync is set it syncs the data
+// first and the directory after (the rename is a change of the
+// directory, which the file's fsync does not cover). Without, the
+// process's crash still leaves the old file or the new one; a host crash
+// may leave either, or an empty file.
 func replaceFile(path string, data []byte, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -67,7 +70,20 @@ func replaceFile(path string, data []byte, sync bool) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil || !sync {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir fsyncs directory dir, making the renames and new files in it
+// durable. A variable so tests can see it called.
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
 }
 
 // saveIncarnation keeps an incarnation gossip raised above a previous
