@@ -25,8 +25,26 @@ import (
 // namespaces cannot be made, unless NAMECAST_NETNS=require (CI).
 func smallDisk(t *testing.T, dir string, size int) int {
 	t.Helper()
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c",
-		"mount -t tmpfs -o size="+strconv.Itoa(size)+" tmpfs '"+dir+"' && echo ready && exec sleep 3600")
+	pid, err := smallDisks(t, size, dir)
+	if err != nil {
+		if os.Getenv("NAMECAST_NETNS") == "require" {
+			t.Fatal(err)
+		}
+		t.Skipf("%v; set NAMECAST_NETNS=require to fail instead", err)
+	}
+	return pid
+}
+
+// smallDisks mounts a tmpfs of size bytes at each of dirs in one mount
+// namespace of its own, held by a sleeping process until the test ends,
+// and returns that process's pid; an error where that is not permitted.
+func smallDisks(t *testing.T, size int, dirs ...string) (int, error) {
+	t.Helper()
+	script := ""
+	for _, dir := range dirs {
+		script += "mount -t tmpfs -o size=" + strconv.Itoa(size) + " tmpfs '" + dir + "' && "
+	}
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script+"echo ready && exec sleep 3600")
 	out, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()
@@ -40,13 +58,10 @@ func smallDisk(t *testing.T, dir string, size int) int {
 			cmd.Process.Kill()
 			cmd.Wait()
 		}
-		if os.Getenv("NAMECAST_NETNS") == "require" {
-			t.Fatalf("a tmpfs in a mount namespace of its own: %v (unshare(1), root or CAP_SYS_ADMIN needed)", err)
-		}
-		t.Skipf("cannot mount a small tmpfs in a mount namespace (%v); set NAMECAST_NETNS=require to fail instead", err)
+		return 0, fmt.Errorf("cannot mount a small tmpfs in a mount namespace of its own (%v): unshare(1), root or CAP_SYS_ADMIN needed", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd.Process.Pid
+	return cmd.Process.Pid, nil
 }
 
 // fill writes into the namespace's tmpfs until it is full; remove frees it.
