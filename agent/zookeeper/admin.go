@@ -28,11 +28,7 @@ func (s *Server) ExpireSession(id int64) bool {
 	if ss == nil {
 		return false
 	}
-	if err := s.endSession(ss, "expired by request"); err != nil {
-		// It expires as a detached session once its connection is closed,
-		// when the data dir takes the change (expire).
-		s.log.Error("session expiry could not be saved to the data dir", "session", hexID(id), "err", err)
-	}
+	s.expire(ss, "expired by request")
 	if c != nil {
 		c.close()
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -166,10 +167,12 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
 		s.mu.Unlock()
 		return true
 	}
+	var sv lease.Saving
 	if ss := s.sessions[sid]; ss != nil && !ss.ended {
 		keys := maps.Clone(ss.keys)
 		delete(keys, key)
-		if err := s.saveKeysLocked(ss, keys, nil); err != nil {
+		var err error
+		if sv, err = s.saveKeysLocked(ss, keys, nil); err != nil {
 			s.mu.Unlock()
 			s.log.Error("an ephemeral znode deleted through another agent stays: its removal could not be saved to the data dir; tried again later",
 				"key", key, "session", hexID(sid), "err", err)
@@ -185,6 +188,10 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
 	s.log.Info("withdrew an ephemeral znode deleted through another agent", "key", key, "session", hexID(sid))
 	s.reg.Apply(nil, []string{key})
 	s.syncDirty()
+	if err := sv.Wait(); err != nil {
+		// Withdrawn, and saved with the next snapshot (lease.Saving).
+		s.log.Error("the withdrawal of an ephemeral znode deleted through another agent is not on disk yet", "key", key, "err", err)
+	}
 	return true
 }
 

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
@@ -55,15 +56,17 @@ func (s *Server) dispatch(c *conn, h zkwire.RequestHeader, d *zkwire.Decoder) in
 		s.mu.Lock()
 		ss := c.sess
 		s.mu.Unlock()
+		var sv lease.Saving
 		if ss != nil {
-			if err := s.endSession(ss, "closeSession"); err != nil {
+			var err error
+			if sv, err = s.endSession(ss, "closeSession", false); err != nil {
 				// Not acknowledged: the session, its connection and its
 				// znodes stay as they were (the client may close again).
 				s.log.Error("closeSession refused: the session's end could not be saved to the data dir", "session", hexID(ss.id), "remote", c.remote, "err", err)
 				return simple(zkwire.ErrSystem, nil)
 			}
 		}
-		code := simple(zkwire.ErrOK, nil)
+		code := s.answer(c, h.Xid, zkwire.ErrOK, nil, []lease.Saving{sv})
 		c.finish()
 		return code
 	case zkwire.OpCreate, zkwire.OpCreate2, zkwire.OpCreateContainer:

@@ -82,17 +82,21 @@
 // handshakes (after the agent's first sync: a session does not expire
 // while its client's handshake is held back). Every change of a session's
 // ephemeral znodes (create, setData, delete, a delete through another
-// agent) saves its lease before the change is applied and answered;
-// closeSession and expiry drop the lease before withdrawing, so a restart
-// never resurrects them. A change that cannot be saved (a full disk)
-// answers SYSTEMERROR (docs/protocols/zookeeper-wire.md §1.6) and changes
-// nothing: not the tree, the watches, the gossip or the session; a multi
-// of deletes is all or nothing. A closeSession that cannot be saved is
-// not acknowledged either: SYSTEMERROR, and the session lives on with its
-// connection; an expiry that cannot be saved leaves the session and its
-// znodes in place and is tried again every second. The saved deadline may
-// lag by the agent's lease slack (5 s) after a crash; SIGTERM saves it
-// exactly.
+// agent) writes its lease before the change is applied, and is answered
+// once the write is on disk: the door waits with its locks let go, so
+// writers at once share one fsync (package lease, group commit).
+// closeSession and expiry write the lease's removal before withdrawing,
+// so a restart never resurrects the znodes. A change that cannot be
+// written (a full disk) answers SYSTEMERROR
+// (docs/protocols/zookeeper-wire.md §1.6) and changes nothing: not the
+// tree, the watches, the gossip or the session; a multi of deletes is all
+// or nothing. A closeSession that cannot be written is not acknowledged
+// either: SYSTEMERROR, and the session lives on with its connection. An
+// expiry has nobody to answer and withdraws at once; a removal the disk
+// refuses is saved once it takes writes (until then a restart restores
+// the session until its deadline, as after a crash). The saved deadline
+// may lag by the agent's lease slack (5 s) after a crash; SIGTERM saves
+// it exactly.
 // A new connection is not answered until the agent has synced with its
 // cluster (bounded), so check=true consumers do not start on an empty view.
 //

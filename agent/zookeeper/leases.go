@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -59,31 +60,27 @@ func sortedKeys(m map[string]struct{}) []string {
 	return keys
 }
 
-// saveKeysLocked saves ss's lease as it will be once its ephemeral znodes
-// are keys, before the door applies that change: the records of keys as
-// the table holds them, put (when not nil) standing for the record about
-// to be written. Once it owns none, its lease is dropped. On success
-// ss.keys is keys; on an error nothing changed, here or in the data dir,
-// and the door applies nothing and answers SYSTEMERROR. s.mu held.
-//
-// The lease is saved again after the change is applied (holdLocked, by
-// the caller): Hold saves the records it is given, and a lazy save or a
-// compaction between it and the change would write the table's records
-// of before.
-func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *routes.Record) error {
+// saveKeysLocked writes ss's lease as it will be once its ephemeral
+// znodes are keys, before the door applies that change: the records of
+// keys as the table holds them, put (when not nil) standing for the
+// record about to be written; once it owns none, the lease's removal. On
+// success ss.keys is keys, and the door applies the change, lets go of
+// its locks and waits for the returned Saving before it answers (answer:
+// concurrent writers share one fsync, lease.Saving). On an error nothing
+// changed, here or in the data dir, and the door applies nothing and
+// answers SYSTEMERROR. s.mu held.
+func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *routes.Record) (lease.Saving, error) {
 	if ss.ended {
-		return errEnded
+		return lease.Saving{}, errEnded
 	}
 	id := sessionLeaseID(ss.id)
 	if len(keys) == 0 {
-		if ss.leaseState != nil {
-			if err := s.reg.DropLease(door, id); err != nil {
-				return err
-			}
-			ss.leaseState, ss.leaseKeys = nil, nil
+		sv, err := s.reg.Drop(door, id)
+		if err != nil {
+			return lease.Saving{}, err
 		}
-		ss.keys = keys
-		return nil
+		ss.keys, ss.leaseState, ss.leaseKeys = keys, nil, nil
+		return sv, nil
 	}
 	sorted := sortedKeys(keys)
 	recs := make([]routes.Record, 0, len(sorted))
@@ -98,18 +95,29 @@ func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *rout
 	st := sessionState(ss, sorted)
 	sv, err := s.reg.Hold(lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}, recs)
 	if err != nil {
-		return err
-	}
-	if put == nil {
-		// Nothing about to be written: the table already holds what Hold
-		// wrote, and it is on disk before the door answers. With a put,
-		// holdLocked after the change waits for it (lease.Store.PutLease).
-		if err := sv.Wait(); err != nil {
-			return err
-		}
+		return lease.Saving{}, err
 	}
 	ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline
-	return nil
+	return sv, nil
+}
+
+// answer queues the reply to a write once what it changed is on disk:
+// with the door's locks let go, it waits for saving (the lease writes the
+// write made, lease.Saving), so that writers at once share one fsync,
+// then answers code and body, or SYSTEMERROR when the change could not
+// be saved. The change is made by then, and stays made (lease.Saving
+// says why); it is only not acknowledged.
+func (s *Server) answer(c *conn, xid, code int32, body zkwire.Record, saving []lease.Saving) int32 {
+	for _, sv := range saving {
+		if err := sv.Wait(); err != nil && code != zkwire.ErrSystem {
+			s.log.Error("a change could not be saved to the data dir; answered SYSTEMERROR", "remote", c.remote, "err", err)
+			code, body = zkwire.ErrSystem, nil
+		}
+	}
+	s.mu.Lock()
+	c.reply(xid, code, body)
+	s.mu.Unlock()
+	return code
 }
 
 // errEnded refuses a change of a session that has just ended.

@@ -38,12 +38,25 @@ func (f *leaseRegistry) PutLease(l lease.Lease) error {
 	return nil
 }
 
+func (f *leaseRegistry) Hold(l lease.Lease, _ []routes.Record) (lease.Saving, error) {
+	return lease.Saving{}, f.PutLease(l)
+}
+
 func (f *leaseRegistry) DropLease(door, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.leases, id)
 	f.log = append(f.log, "drop "+id)
 	return nil
+}
+
+func (f *leaseRegistry) Drop(door, id string) (lease.Saving, error) {
+	return lease.Saving{}, f.DropLease(door, id)
+}
+
+func (f *leaseRegistry) Forget(door, id string) lease.Saving {
+	f.DropLease(door, id)
+	return lease.Saving{}
 }
 
 func (f *leaseRegistry) RestoredLeases(door string) []lease.Lease {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
 )
@@ -37,18 +38,24 @@ func (s *Server) holdersAt(p string) (keys []string, held []routes.Held) {
 // reconnect), after DeleteHold unless re-created first; another agent's
 // session's records vanish here at once and that agent is asked to
 // withdraw them (commands.go). A node held only by another agent's HTTP
-// registration cannot be deleted through ZooKeeper.
+// registration cannot be deleted through ZooKeeper. The answer waits
+// until the delete is on disk (answer).
 func (s *Server) delete(c *conn, xid int32, r *zkwire.PathVersion) int32 {
+	code, saving := s.deleteLocked(c, r)
+	return s.answer(c, xid, code, nil, saving)
+}
+
+func (s *Server) deleteLocked(c *conn, r *zkwire.PathVersion) (int32, []lease.Saving) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, code := s.checkDelete(c, r.Path, r.Version, nil)
-	if code == zkwire.ErrOK {
-		code, _ = s.doDeletes([]deletion{s.planDelete(p)}, s.recreateLikely(c))
+	if code != zkwire.ErrOK {
+		return code, nil
 	}
-	c.reply(xid, code, nil)
-	return code
+	code, _, saving := s.doDeletes([]deletion{s.planDelete(p)}, s.recreateLikely(c))
+	return code, saving
 }
 
 // checkDelete is the error code a delete of clientPath with version would
@@ -127,15 +134,16 @@ func (s *Server) planDelete(p string) deletion {
 }
 
 // doDeletes applies dels all or nothing. What must be saved first is:
-// the lease of every session losing an ephemeral znode, saved without it
-// (one write per session), then the rules deleted and the commands to
-// other agents, in one write. If a part cannot be saved, the leases saved
-// before it are saved back as they were, nothing is applied, and the
-// error code is returned with the index in dels of the first deletion
-// that part belongs to. Then this agent's records are withdrawn, at once
-// or, if hold, after DeleteHold. s.mu and s.writeMu held; s.mu is
-// released around the registry's writes.
-func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
+// the lease of every session losing an ephemeral znode, written without
+// it (one entry per session), then the rules deleted and the commands to
+// other agents, in one write. If a part cannot be saved, the leases
+// written before it are written back as they were, nothing is applied,
+// and the error code is returned with the index in dels of the first
+// deletion that part belongs to. Then this agent's records are
+// withdrawn, at once or, if hold, after DeleteHold. The caller waits for
+// saving, with its locks let go, before it answers. s.mu and s.writeMu
+// held; s.mu is released around the registry's writes.
+func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int, saving []lease.Saving) {
 	type change struct {
 		ss        *session
 		old, keys map[string]struct{}
@@ -160,7 +168,9 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
 	}
 	undo := func(done []*change) {
 		for _, ch := range done {
-			if err := s.saveKeysLocked(ch.ss, ch.old, nil); err != nil {
+			sv, err := s.saveKeysLocked(ch.ss, ch.old, nil)
+			saving = append(saving, sv)
+			if err != nil {
 				// The data dir holds the lease without the znodes that
 				// stay: the next request re-saves it whole (touch).
 				ch.ss.keys, ch.ss.leaseState = ch.old, nil
@@ -170,11 +180,13 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
 		}
 	}
 	for j, ch := range changes {
-		if err := s.saveKeysLocked(ch.ss, ch.keys, nil); err != nil {
+		sv, err := s.saveKeysLocked(ch.ss, ch.keys, nil)
+		if err != nil {
 			s.log.Error("delete refused: it could not be saved to the data dir", "path", dels[ch.at].path, "session", hexID(ch.ss.id), "err", err)
 			undo(changes[:j])
-			return zkwire.ErrSystem, ch.at
+			return zkwire.ErrSystem, ch.at, saving
 		}
+		saving = append(saving, sv)
 	}
 	var puts []routes.Record
 	var ruleDeletes []string
@@ -194,7 +206,7 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
 		s.mu.Lock()
 		if code != zkwire.ErrOK {
 			undo(changes)
-			return code, rulesAt
+			return code, rulesAt, saving
 		}
 		s.suppress(remote)
 	}
@@ -222,7 +234,7 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int) {
 	for _, d := range dels {
 		s.refresh(d.path)
 	}
-	return zkwire.ErrOK, 0
+	return zkwire.ErrOK, 0, saving
 }
 
 // holdDelete hides our record at key from this agent's view now and
@@ -257,13 +269,20 @@ func (s *Server) releaseDelete(key string, t *heldDelete) {
 
 // setData answers setData. The version check runs against this agent's
 // view; across agents the last writer wins (spec §5.3), except on
-// service-name mappings, whose writers' sets are merged.
+// service-name mappings, whose writers' sets are merged. The answer waits
+// until the change is on disk (answer).
 func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
+	code, body, sv := s.setDataLocked(c, r)
+	return s.answer(c, xid, code, body, []lease.Saving{sv})
+}
+
+func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire.Record, lease.Saving) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fail := func(code int32) int32 { c.reply(xid, code, nil); return code }
+	var sv lease.Saving
+	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
 	if !validPath(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
@@ -296,12 +315,13 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 	if ephemeral && owner == nil {
 		rec.Znode.Owner = n.owner
 	}
-	saved := ephemeral && owner != nil && !owner.ended
-	if saved {
-		// The session's lease is saved with the new data before it is
-		// applied, or a kill -9 after the answer would restart with the
-		// old data; a setData that cannot be saved changes nothing.
-		if err := s.saveKeysLocked(owner, owner.keys, &rec); err != nil {
+	if ephemeral && owner != nil && !owner.ended {
+		// The session's lease is written with the new data before it is
+		// applied, and on disk before the answer, or a kill -9 after the
+		// answer would restart with the old data; a setData that cannot
+		// be saved changes nothing.
+		var err error
+		if sv, err = s.saveKeysLocked(owner, owner.keys, &rec); err != nil {
 			s.log.Error("setData refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(owner.id), "err", err)
 			return fail(zkwire.ErrSystem)
 		}
@@ -314,15 +334,11 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 		return fail(code)
 	}
 	s.mu.Lock()
-	if saved && !owner.ended {
-		s.holdLocked(owner, time.Now().Add(owner.timeout)) // saveKeysLocked says why
-	}
 	s.syncDirtyLocked()
 	s.refresh(p)
 	if n = s.tree.nodes[p]; n == nil {
 		return fail(zkwire.ErrNoNode)
 	}
 	st := n.stat()
-	c.reply(xid, zkwire.ErrOK, &st)
-	return zkwire.ErrOK
+	return zkwire.ErrOK, &st, sv
 }

@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
@@ -18,13 +19,20 @@ import (
 // UNIMPLEMENTED: applying it atomically needs the global order the
 // cluster does not have.
 func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
+	code, resp, saving := s.multiLocked(c, r)
+	return s.answer(c, xid, code, resp, saving)
+}
+
+// multiLocked applies a multi and returns its answer, and the lease
+// writes to wait for before giving it (a failure there answers
+// SYSTEMERROR for the whole multi: it was made, but is not acknowledged).
+func (s *Server) multiLocked(c *conn, r *zkwire.MultiRequest) (int32, zkwire.Record, []lease.Saving) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.Unsupported != 0 {
-		c.reply(xid, zkwire.ErrUnimplemented, nil)
-		return zkwire.ErrUnimplemented
+		return zkwire.ErrUnimplemented, nil, nil
 	}
 	resp := &zkwire.MultiResponse{Types: make([]int32, len(r.Ops)), Errs: make([]int32, len(r.Ops))}
 	gone := map[string]bool{}
@@ -51,23 +59,24 @@ func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
 		}
 		resp.Errs[i], failed = code, code != zkwire.ErrOK
 	}
-	if !failed {
-		var dels []deletion
-		var at []int // dels[j] is operation at[j]
-		for i, op := range r.Ops {
-			if op.Type == zkwire.OpDelete {
-				dels, at = append(dels, s.planDelete(paths[i])), append(at, i)
-			}
-		}
-		if code, j := s.doDeletes(dels, s.recreateLikely(c)); code != zkwire.ErrOK {
-			// A part could not be saved: nothing was applied, and the
-			// results say so as ZooKeeper's for a failed multi.
-			resp.Errs[at[j]] = code
-			for i := at[j] + 1; i < len(r.Ops); i++ {
-				resp.Errs[i] = zkwire.ErrRuntimeInconsistency
-			}
+	if failed {
+		return zkwire.ErrOK, resp, nil
+	}
+	var dels []deletion
+	var at []int // dels[j] is operation at[j]
+	for i, op := range r.Ops {
+		if op.Type == zkwire.OpDelete {
+			dels, at = append(dels, s.planDelete(paths[i])), append(at, i)
 		}
 	}
-	c.reply(xid, zkwire.ErrOK, resp)
-	return zkwire.ErrOK
+	code, j, saving := s.doDeletes(dels, s.recreateLikely(c))
+	if code != zkwire.ErrOK {
+		// A part could not be saved: nothing was applied, and the
+		// results say so as ZooKeeper's for a failed multi.
+		resp.Errs[at[j]] = code
+		for i := at[j] + 1; i < len(r.Ops); i++ {
+			resp.Errs[i] = zkwire.ErrRuntimeInconsistency
+		}
+	}
+	return zkwire.ErrOK, resp, saving
 }

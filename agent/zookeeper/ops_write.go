@@ -6,19 +6,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
 )
 
 // create answers create, create2 and createContainer (check order of
 // ZooKeeper's PrepRequestProcessor: flags, path, ACL, parent, existence,
-// ephemeral parent).
+// ephemeral parent), once what it changed is on disk (answer).
 func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest) int32 {
+	code, body, sv := s.createLocked(c, h, r)
+	return s.answer(c, h.Xid, code, body, []lease.Saving{sv})
+}
+
+// createLocked makes the change of a create and returns its answer, and
+// the lease write to wait for before giving it.
+func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest) (int32, zkwire.Record, lease.Saving) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fail := func(code int32) int32 { c.reply(h.Xid, code, nil); return code }
+	var sv lease.Saving
+	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
 	flags := r.Flags
 	if h.Type == zkwire.OpCreateContainer {
 		flags = zkwire.FlagContainer
@@ -77,7 +86,8 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		// create that cannot be saved changes nothing.
 		keys := maps.Clone(ss.keys)
 		keys[key] = struct{}{}
-		if err := s.saveKeysLocked(ss, keys, &rec); err != nil {
+		var err error
+		if sv, err = s.saveKeysLocked(ss, keys, &rec); err != nil {
 			s.log.Error("ephemeral create refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(ss.id), "err", err)
 			return fail(zkwire.ErrSystem)
 		}
@@ -97,9 +107,6 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		return fail(code)
 	}
 	s.mu.Lock()
-	if ephemeral && s.owners[key] == ss.id {
-		s.holdLocked(ss, time.Now().Add(ss.timeout)) // saveKeysLocked says why
-	}
 	s.syncDirtyLocked()
 	s.refresh(p)
 	n := s.tree.nodes[p]
@@ -108,11 +115,9 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 		return fail(zkwire.ErrNoNode)
 	}
 	if h.Type == zkwire.OpCreate {
-		c.reply(h.Xid, zkwire.ErrOK, &zkwire.PathOnly{Path: r.Path})
-	} else {
-		c.reply(h.Xid, zkwire.ErrOK, &zkwire.Create2Response{Path: r.Path, Stat: n.stat()})
+		return zkwire.ErrOK, &zkwire.PathOnly{Path: r.Path}, sv
 	}
-	return zkwire.ErrOK
+	return zkwire.ErrOK, &zkwire.Create2Response{Path: r.Path, Stat: n.stat()}, sv
 }
 
 // applyRules writes persistent znodes through the agent, answering what

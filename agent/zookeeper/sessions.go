@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
@@ -137,47 +138,40 @@ func (s *Server) expireDetached(ss *session) {
 	}
 }
 
-// unsavedRetry is how soon the expiry of a session whose end could not be
-// saved is tried again.
-const unsavedRetry = time.Second
-
-// expire ends a detached session. If its end cannot be saved, the session
-// and its ephemeral znodes stay (nobody was told it ended, and a restart
-// would bring them back) and the expiry is tried again after
-// unsavedRetry, unless its client re-attaches meanwhile.
+// expire ends a session nobody is told of (its client is gone): its
+// znodes go at once, and a removal of its lease the disk refuses is
+// saved once it takes writes (lease.Store.Forget). Until then a restart
+// restores the session until its lease's deadline, as for a crash.
 func (s *Server) expire(ss *session, why string) {
-	err := s.endSession(ss, why)
-	if err == nil {
-		return
-	}
-	s.log.Error("session expiry could not be saved to the data dir; the session and its ephemeral znodes stay until it can be",
-		"session", hexID(ss.id), "err", err, "retry_in", unsavedRetry)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss.conn == nil && !ss.ended && !s.closed {
-		ss.stopTimer()
-		ss.timer = time.AfterFunc(unsavedRetry, func() { s.expireDetached(ss) })
-	}
+	s.endSession(ss, why, true)
 }
 
-// endSession ends a session at once: closeSession, expiry. Its lease is
-// dropped first, durably, so a restart never brings its ephemeral znodes
-// back; they are then withdrawn everywhere without a DeleteHold (nobody
-// will re-create them under this session). If the drop cannot be saved,
-// nothing changes and the error is returned: the session lives on.
-func (s *Server) endSession(ss *session, why string) error {
+// endSession ends a session at once: closeSession, expiry. Its lease's
+// removal is written first, under s.mu so that no refresh of its
+// deadline puts the lease back meanwhile, so a restart never brings its
+// ephemeral znodes back; they are then withdrawn everywhere without a
+// DeleteHold (nobody will re-create them under this session). For
+// closeSession the caller waits for the returned Saving before it
+// answers; when the removal cannot be written, nothing changes and the
+// error is returned: the session lives on. forget (an expiry) withdraws
+// whatever the disk does (expire).
+func (s *Server) endSession(ss *session, why string, forget bool) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	if ss.ended {
 		s.mu.Unlock()
-		return nil
+		return lease.Saving{}, nil
 	}
-	// Under s.mu, so that no refresh of its deadline puts the lease back
-	// between the drop and the end.
-	if err := s.reg.DropLease(door, sessionLeaseID(ss.id)); err != nil {
-		s.mu.Unlock()
-		return err
+	var sv lease.Saving
+	if forget {
+		sv = s.reg.Forget(door, sessionLeaseID(ss.id))
+	} else {
+		var err error
+		if sv, err = s.reg.Drop(door, sessionLeaseID(ss.id)); err != nil {
+			s.mu.Unlock()
+			return lease.Saving{}, err
+		}
 	}
 	ss.leaseState, ss.leaseKeys = nil, nil
 	ss.ended = true
@@ -197,7 +191,7 @@ func (s *Server) endSession(ss *session, why string) error {
 		s.reg.Apply(nil, keys)
 	}
 	s.syncDirty()
-	return nil
+	return sv, nil
 }
 
 func hexID(id int64) string {

@@ -142,8 +142,16 @@ func startDiskServer(t testing.TB, logs *logLines, tune ...func(*Config)) (*Serv
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	saver := make(chan struct{})
+	go func() {
+		defer close(saver)
+		store.SaveLoop(ctx) // what Forget could not save, once the disk takes writes
+	}()
 	t.Cleanup(func() {
 		s.Close()
+		cancel()
+		<-saver
 		store.Freeze(false)
 	})
 	return s, reg
