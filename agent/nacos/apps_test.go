@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -239,5 +240,40 @@ func TestAppInstanceTooLargeIsRefused(t *testing.T) {
 	c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "demo-app", in), &resp)
 	if resp.Success || resp.ErrorCode != nacoswire.ErrInvalidParam {
 		t.Fatalf("an id with '/' answered %+v", resp.Response)
+	}
+}
+
+// Over the 1.x HTTP API too, an application instance is the application's
+// instance, its beats registering it again change nothing, and a
+// re-registration with another revision changes it in place.
+func TestAppInstanceOverHTTP(t *testing.T) {
+	s, reg := startServer(t)
+	form := func(rev string) url.Values {
+		return url.Values{"serviceName": {"demo-app"}, "ip": {"10.0.0.3"}, "port": {"20880"},
+			"metadata": {`{"dubbo.metadata.revision":"` + rev + `","dubbo.metadata.storage-type":"local"}`}}
+	}
+	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", form("1")); code != 200 || body != "ok" {
+		t.Fatalf("register: %d %s", code, body)
+	}
+	key := routes.ZnodeKey("/services/demo-app/10.0.0.3:20880", "")
+	first, ok := reg.t.LocalRecord(key)
+	if !ok || first.Znode == nil {
+		t.Fatalf("no instance znode; application instances %+v", appInstances(t, reg, "demo-app"))
+	}
+	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", form("1")); code != 200 || body != "ok" {
+		t.Fatalf("register again: %d %s", code, body)
+	}
+	if again, _ := reg.t.LocalRecord(key); again.Znode.Stamp != first.Znode.Stamp || again.Znode.Version != first.Znode.Version {
+		t.Fatalf("registering the same instance again changed it: %+v, was %+v", again.Znode, first.Znode)
+	}
+	do(t, s, "POST", "/nacos/v1/ns/instance", form("2"))
+	if ins := appInstances(t, reg, "demo-app"); len(ins) != 1 || ins[0].Revision != "2" || ins[0].Registered != first.Znode.Ctime {
+		t.Fatalf("after revision 2: %+v", ins)
+	}
+	if code, body := do(t, s, "DELETE", "/nacos/v1/ns/instance", url.Values{"serviceName": {"demo-app"}, "ip": {"10.0.0.3"}, "port": {"20880"}}); code != 200 {
+		t.Fatalf("deregister: %d %s", code, body)
+	}
+	if ins := appInstances(t, reg, "demo-app"); len(ins) != 0 {
+		t.Fatalf("after deregister: %+v", ins)
 	}
 }

@@ -22,8 +22,9 @@ func needNacos(t *testing.T, reg registries) {
 // The example on nacos://: the provider registers through agent A's Nacos
 // door in dubbo-go's default, application-level discovery (the
 // application as a Nacos service, the interface → application mapping as
-// a config), which is the application every agent's HTTP API shows, held
-// by agent A; the consumer on agent B's Nacos door calls it.
+// a config), which is the application every agent's HTTP API, CLI and
+// ZooKeeper door show, held by agent A; the consumer on agent B's Nacos
+// door calls it.
 //
 //  1. Stopped (SIGTERM: dubbo-go deregisters), the provider is gone from
 //     every agent and the consumer's calls fail with no provider.
@@ -35,6 +36,7 @@ func TestGreeterOverNacos(t *testing.T) {
 	bin := buildExample(t)
 	p := startProcess(t, bin, "provider", reg.nacos[0], "-role", "provider", "-port", fmt.Sprint(freePort(t)))
 	testutil.Eventually(t, 60*time.Second, appInstances(t, reg, greeterApp, 1))
+	testutil.Eventually(t, 10*time.Second, dialAll(t, reg.all).instances(1)) // ZooKeeper's /services/{app}
 	d, _ := reg.agents.Agent(1).Table().App(greeterApp)
 	if d.Instances[0].Agent != reg.agents.Agent(0).Name() {
 		t.Fatalf("the instance's agent is %q, want the provider's, %q", d.Instances[0].Agent, reg.agents.Agent(0).Name())
