@@ -5,21 +5,24 @@ package agent
 // through their host; the agent withdraws what no door claims.
 
 // dropUnclaimed withdraws the records of restored leases no door took back
-// (the door is off after the restart).
+// (the door is off after the restart), but not those another door's lease
+// still holds.
 func (a *Agent) dropUnclaimed() {
 	orphans := a.leases.Unclaimed()
 	if len(orphans) == 0 {
 		return
 	}
-	var deletes []string
 	for _, l := range orphans {
-		a.leases.DropLease(l.Door, l.ID)
+		var deletes []string
 		for _, r := range l.Records(a.table) {
 			deletes = append(deletes, r.Key())
 		}
+		a.leases.DropLease(l.Door, l.ID)
+		// Through the door's host: what another door's lease still holds
+		// (a URL registered over Nacos and over HTTP) stays.
+		a.host.For(l.Door).Apply(nil, deletes)
 		a.log.Warn("withdrawing a restored registration no door claims (is the door off now?)", "door", l.Door, "id", l.ID)
 	}
-	a.host.Apply(nil, deletes)
 }
 
 // freezeLeases stops saving leases at shutdown (lease.Store.Freeze); a

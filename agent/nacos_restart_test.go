@@ -165,3 +165,31 @@ func TestNacosChangeThatCannotBeSavedIsRefused(t *testing.T) {
 		t.Fatalf("a restart would restore %v (%v), want nothing", saved, err)
 	}
 }
+
+// A restored registration no door claims (its door is off after the
+// restart) is withdrawn, but not a record another door's restored lease
+// still holds: a URL registered over Nacos and over HTTP stays served when
+// the agent comes back with --nacos off. Before, the agent withdrew every
+// record of the unclaimed lease.
+func TestUnclaimedNacosLeaseLeavesWhatHTTPHolds(t *testing.T) {
+	dir := t.TempDir()
+	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
+	a := c.Agent(0)
+	_, u := registerOverNacos(t, a)
+	if _, err := a.HTTP().RegisterURL(u, 0); err != nil {
+		t.Fatal(err)
+	}
+	other := nacosHeldInst()
+	other.IP = "10.0.0.13"
+	nc := nacostest.Dial(t, a.NacosGRPCAddr())
+	if err := nc.Register(nacosHeldService, other); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Table().URLs(nacosHeldIface, "providers"); len(got) != 2 {
+		t.Fatalf("before the restart: %q", got)
+	}
+	a = c.RestartWith(0, func(cfg *agent.Config) { cfg.NacosAddr = "off" })
+	if got := a.Table().URLs(nacosHeldIface, "providers"); len(got) != 1 || got[0] != u {
+		t.Fatalf("restarted with the Nacos door off, the agent serves %q; want only %s, which HTTP holds", got, u)
+	}
+}

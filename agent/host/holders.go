@@ -23,8 +23,13 @@ type doorHost struct {
 
 // Apply changes this agent's own records as Local.Apply does, except that
 // a delete of a record another door still holds is left out: ok is then
-// true, as the door's own hold is gone.
+// true, as the door's own hold is gone. The check and the change are one
+// step under the host's lock: a door holds a record by saving its lease,
+// then applying it, so a delete that found no other lease is applied
+// before that door's put, never after it.
 func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	kept := 0
 	if len(deletes) > 0 {
 		own := deletes[:0:0]
@@ -37,5 +42,5 @@ func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
 		}
 		deletes = own
 	}
-	return d.Local.Apply(puts, deletes) || kept > 0
+	return d.applyLocked(puts, deletes) || kept > 0
 }

@@ -111,6 +111,11 @@ func New(cfg Config) *Local {
 func (h *Local) Apply(puts []routes.Record, deletes []string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.applyLocked(puts, deletes)
+}
+
+// applyLocked is Apply with h.mu held.
+func (h *Local) applyLocked(puts []routes.Record, deletes []string) bool {
 	d, ok := h.table.ApplyLocal(puts, deletes)
 	if ok {
 		h.publish(d)
