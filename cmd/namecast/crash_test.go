@@ -32,8 +32,12 @@ import (
 // is one writer's; the model is in crash_model_test.go. A key whose last
 // operation got no answer may hold either outcome until the next answer.
 //
-// NAMECAST_CRASH_ROUNDS sets the rounds (default 8, a few tens of
-// seconds); the disk-full episodes need a mount namespace (see smallDisks).
+// It runs on one agent alone (whatever comes back comes from its own
+// disk: no peer re-supplies a rule) and on a cluster of three.
+//
+// NAMECAST_CRASH_ROUNDS sets the rounds of each (default 8, a few tens
+// of seconds in all); the disk-full episodes need a mount namespace
+// (see smallDisks).
 func TestCrashConsistency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs agent processes")
@@ -42,11 +46,16 @@ func TestCrashConsistency(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("NAMECAST_CRASH_ROUNDS")); err == nil && n > 0 {
 		rounds = n
 	}
+	t.Run("alone", func(t *testing.T) { crashConsistency(t, 1, 3, rounds) })
+	t.Run("cluster", func(t *testing.T) { crashConsistency(t, 3, 6, rounds) })
+}
+
+func crashConsistency(t *testing.T, agents, nwriters, rounds int) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	c := startCrashCluster(t, 3, seed)
+	c := startCrashCluster(t, agents, seed)
 	var writers []*crashWriter
-	for id := range 6 {
+	for id := range nwriters {
 		home := id % len(c.procs)
 		w := &crashWriter{id: id, home: home, p: c.procs[home], c: c, hc: &http.Client{Timeout: 10 * time.Second},
 			zk: &crashZK{addr: c.procs[home].zk}, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
