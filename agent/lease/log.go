@@ -156,7 +156,7 @@ func (l *leaseLog) wait(seq uint64) error {
 		l.syncs++
 		target, f := l.seqNow(), l.f // l.f changes only under both locks (FailWritesForTest)
 		l.syncMu.Unlock()
-		err := f.Sync()
+		err := syncFile(f)
 		l.syncMu.Lock()
 		l.syncing = false
 		if err != nil {
@@ -311,6 +311,10 @@ func replaceFile(path string, data []byte) error {
 	}
 	return syncDir(filepath.Dir(path))
 }
+
+// syncFile fsyncs the log; a variable so tests can make it fail as a
+// failing disk does.
+var syncFile = (*os.File).Sync
 
 // syncDir fsyncs directory dir, making the renames and new files in it
 // durable. A variable so tests can see it called.

@@ -3,6 +3,7 @@ package lease
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -92,4 +93,46 @@ func (l *leaseLog) syncsForTest() uint64 {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	return l.syncs
+}
+
+// A failed fsync of the log does not fail a change whose door already
+// applied it when a fresh snapshot can be written instead: Wait writes
+// one (what the store does after any failed fsync), and the change is on
+// disk after all. When the snapshot fails too, Wait says so (the door
+// does not acknowledge), and once the disk works again the next write
+// snapshots first, so what the agent serves and what it saved agree.
+func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
+	dir := t.TempDir()
+	a := leaseAgent(t, dir)
+	realSync, realDir := syncFile, syncDir
+	t.Cleanup(func() { syncFile, syncDir = realSync, realDir })
+	eio := errors.New("input/output error")
+	hold := func(name, addr string) error {
+		t.Helper()
+		r := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: name, Addr: addr}}
+		sv, err := a.leases.Hold(Lease{Door: "test", ID: name, Keys: []string{r.Key()}}, []routes.Record{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.table.ApplyLocal([]routes.Record{r}, nil)
+		return sv.Wait()
+	}
+	syncFile = func(*os.File) error { return eio }
+	if err := hold("a", "10.0.0.1:1"); err != nil {
+		t.Fatalf("with the snapshot written instead, Wait says %v", err)
+	}
+	if got, want := restored(t, dir), []string{"a=10.0.0.1:1"}; !slices.Equal(got, want) {
+		t.Fatalf("a restart restores %v, want %v", got, want)
+	}
+	syncDir = func(string) error { return eio }
+	if err := hold("b", "10.0.0.2:1"); err == nil {
+		t.Fatal("with neither the log nor a snapshot synced, Wait says the change is on disk")
+	}
+	syncFile, syncDir = realSync, realDir
+	if err := hold("c", "10.0.0.3:1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := restored(t, dir), []string{"a=10.0.0.1:1", "b=10.0.0.2:1", "c=10.0.0.3:1"}; !slices.Equal(got, want) {
+		t.Fatalf("once the disk works, a restart restores %v, want %v (what the agent serves)", got, want)
+	}
 }
