@@ -209,8 +209,13 @@ func TestBrokerOnTwoAgentsSurvivesTheLowerOneLettingGo(t *testing.T) {
 				if _, err := onB.Register(b); err != nil {
 					t.Fatal(err)
 				}
-				// Both agents' registrations have reached C.
+				// Both agents' registrations have reached C, and C serves
+				// the route: until its first sync with the cluster is done
+				// it answers "name server not ready" (seen once at load 37,
+				// C holding both registrations already), which the watch
+				// would count as an error.
 				testutil.Eventually(t, 10*time.Second, func() error { return holders(c, 2, b.Name, "agent-0", "agent-1") })
+				testutil.Eventually(t, 20*time.Second, wantQueues(nsC, topics[0], b.Name, 4))
 				w := watchRoute(t, nsC, topics...)
 				w.polled(t, 5)
 				switch how {
