@@ -15,9 +15,12 @@ import (
 // They are not a record kind of their own: the znode record is the one
 // record every door reads. An instance written over ZooKeeper is its
 // session's ephemeral znode; one registered over HTTP is the same znode
-// record held under a TTL (agent.RegisterInstance), so ZooKeeper clients
-// see it as Curator wrote it and the views below see both alike. Both are
-// records of the agent whose door registered them, withdrawn with it.
+// record held under a TTL (agent.RegisterInstance), and one registered
+// through Nacos the same held by its connection (agent/nacos apps.go,
+// which also maps the mapping and metadata configs onto the znodes
+// below), so ZooKeeper clients see it as Curator wrote it and the views
+// below see them alike. All are records of the agent whose door
+// registered them, withdrawn with it.
 //
 // The views index the records' pointers as they are linked (link parses an
 // instance's JSON once, not at every query); a path held by several
