@@ -16,6 +16,7 @@ type Arrivals struct {
 	at    map[string]time.Time
 	done  chan struct{}
 	sched schedSample // at Start, for Outcome.Sched
+	stall *stallProbe // from Start to Wait
 }
 
 // NewArrivals expects one arrival from each named member.
@@ -31,20 +32,21 @@ func NewArrivals(names []string) *Arrivals {
 }
 
 // Start marks the moment the trial's cause happened; call it right before
-// triggering it.
+// triggering it, and Wait after: Start begins the stall probe (SchedWait)
+// that Wait ends.
 func (a *Arrivals) Start() {
-	s := readSched()
+	s, p := readSched(), beginStall()
 	a.mu.Lock()
-	a.start, a.sched = time.Now(), s
+	a.start, a.sched, a.stall = time.Now(), s, p
 	a.mu.Unlock()
 }
 
 // StartAt is Start for a cause that happened at t, before the watchers
 // could be armed.
 func (a *Arrivals) StartAt(t time.Time) {
-	s := readSched()
+	s, p := readSched(), beginStall()
 	a.mu.Lock()
-	a.start, a.sched = t, s
+	a.start, a.sched, a.stall = t, s, p
 	a.mu.Unlock()
 }
 
@@ -86,6 +88,7 @@ func (a *Arrivals) Wait(ctx context.Context, timeout time.Duration) Outcome {
 	defer a.mu.Unlock()
 	var o Outcome
 	o.Sched = now.since(a.sched)
+	o.Sched.Stall, a.stall = a.stall.end(), nil
 	for _, t := range a.at {
 		d := max(0, t.Sub(a.start))
 		o.Each = append(o.Each, d)

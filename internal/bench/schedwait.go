@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,14 +15,69 @@ import (
 // the receivers did not run, not because a packet or a protocol round was
 // missed: on this 2-core machine shared with other work, that is the
 // tail of a propagation in one process.
+//
+// Stall covers what the runtime cannot see: a goroutine that sleeps
+// stallTick at a time measures how late it wakes, so a process whose
+// threads the kernel does not run at all (the host's other work), or
+// whose timers fire late, shows as a stall with no runnable wait.
 type SchedWait struct {
 	P99, Max time.Duration // runnable → running; bucket lower bounds
 	GCPause  time.Duration // longest GC stop-the-world, bucket lower bound
+	Stall    time.Duration // longest a stallTick sleep overslept
 }
 
 func (w SchedWait) String() string {
-	return fmt.Sprintf("goroutines waited runnable up to %v (p99 %v), GC pauses up to %v",
-		w.Max.Round(time.Millisecond), w.P99.Round(100*time.Microsecond), w.GCPause.Round(100*time.Microsecond))
+	return fmt.Sprintf("the process stalled up to %v, goroutines waited runnable up to %v (p99 %v), GC pauses up to %v",
+		w.Stall.Round(time.Millisecond), w.Max.Round(time.Millisecond), w.P99.Round(100*time.Microsecond), w.GCPause.Round(100*time.Microsecond))
+}
+
+// stallTick is the stall probe's sleep: 200 wake-ups a second, nothing
+// beside a cluster's own.
+const stallTick = 5 * time.Millisecond
+
+// stallProbe is a goroutine that sleeps stallTick at a time and keeps the
+// longest it overslept, from begin until end.
+type stallProbe struct {
+	worst atomic.Int64 // ns
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func beginStall() *stallProbe {
+	p := &stallProbe{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			t := time.Now()
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(stallTick):
+			}
+			p.note(time.Since(t) - stallTick)
+		}
+	}()
+	return p
+}
+
+// note keeps the longest oversleep.
+func (p *stallProbe) note(late time.Duration) {
+	for {
+		w := p.worst.Load()
+		if int64(late) <= w || p.worst.CompareAndSwap(w, int64(late)) {
+			return
+		}
+	}
+}
+
+// end stops the probe and returns the longest oversleep; nil ends nothing.
+func (p *stallProbe) end() time.Duration {
+	if p == nil {
+		return 0
+	}
+	close(p.stop)
+	<-p.done
+	return time.Duration(p.worst.Load())
 }
 
 var schedNames = []string{"/sched/latencies:seconds", "/sched/pauses/total/gc:seconds"}

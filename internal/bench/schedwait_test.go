@@ -36,3 +36,16 @@ func TestSchedWaitReadsTheRuntime(t *testing.T) {
 		t.Errorf("max %v under p99 %v", w.Max, w.P99)
 	}
 }
+
+func TestStallProbeKeepsTheLongestOversleepAndStops(t *testing.T) {
+	p := beginStall()
+	p.note(30 * time.Millisecond)
+	p.note(10 * time.Millisecond)
+	if got := p.end(); got < 30*time.Millisecond {
+		t.Errorf("stall %v; want the longest noted, 30ms or more", got)
+	}
+	var none *stallProbe
+	if got := none.end(); got != 0 {
+		t.Errorf("a probe never begun: %v", got)
+	}
+}
