@@ -65,8 +65,12 @@ func TestFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("-figures.sizes: %v", err)
 			}
-			c, as := zkAgents(t, n, agenttest.WithProfile(*figuresProfile))
-			figPropagationAgents(t, fmt.Sprintf("agents N=%d", n), c, as, n)
+			// A subtest, so that each size's agents stop before the next
+			// size's start and take none of its CPU.
+			t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+				c, as := zkAgents(t, n, agenttest.WithProfile(*figuresProfile))
+				figPropagationAgents(t, fmt.Sprintf("agents N=%d", n), c, as, n)
+			})
 		}
 	}
 	if part("kill") {
