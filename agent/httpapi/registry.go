@@ -76,7 +76,7 @@ func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if reg.BrokerID == 0 {
 		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
-	sv, err := s.holdHTTP(key, prefixes, ttl, puts)
+	sv, err := s.holdHTTP(key, prefixes, ttl, puts, deletes)
 	if err != nil {
 		return RegisterResult{}, sv, err
 	}

@@ -152,7 +152,7 @@ func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, m
 	if z.Stamp == 0 {
 		z.Stamp = s.table.Stamp() // a new write: later than every record of the path seen
 	}
-	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}})
+	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}, nil)
 	if err != nil {
 		return routes.Instance{}, sv, err
 	}

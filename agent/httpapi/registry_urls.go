@@ -34,7 +34,7 @@ func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) 
 	}
 	s.regMu.Lock()
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}})
+	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}, nil)
 	if err == nil {
 		s.host.Apply([]routes.Record{{URL: &rec}}, nil)
 	}

@@ -13,20 +13,23 @@ import (
 // per primary record key, with the TTL's deadline.
 const httpDoor = "http"
 
-// holdHTTP writes the lease of a registration about to be applied, with
-// recs, the records it will then cover, and sets its TTL: an error (503)
-// means the data dir could not save it, and the caller applies nothing.
-// Otherwise the caller applies recs, lets go of regMu, and waits
-// (settled) before it answers. The lease is the registration's primary
-// key, the prefixes of what else it covers (a master's queues), and its
-// TTL (0: as long as the agent). regMu must be held.
-func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, recs []routes.Record) (lease.Saving, error) {
+// holdHTTP writes the lease of a registration about to be applied (puts
+// and deletes), with the records it will then cover, and sets its TTL: an
+// error (503) means the data dir could not save it, and the caller
+// applies nothing. Otherwise the caller applies the change, lets go of
+// regMu, and waits (settled) before it answers. The lease is the
+// registration's primary key, the prefixes of what else it covers (a
+// master's queues), and its TTL (0: as long as the agent). regMu must be
+// held.
+func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, puts []routes.Record, deletes []string) (lease.Saving, error) {
 	now := time.Now()
 	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes, Renewed: now}
 	if ttl > 0 {
 		l.Deadline = now.Add(ttl)
 	}
-	sv, err := s.host.Hold(l, recs)
+	// As the table will hold them (a broker keeps its stamp when
+	// unchanged), so a renewal that changes nothing writes nothing.
+	sv, err := s.host.Hold(l, l.RecordsAfter(s.table, puts, deletes))
 	if err != nil {
 		return lease.Saving{}, errorf(http.StatusServiceUnavailable, "%v", err)
 	}

@@ -136,3 +136,46 @@ func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 		t.Fatalf("once the disk works, a restart restores %v, want %v (what the agent serves)", got, want)
 	}
 }
+
+// A door renewing a registration that changed nothing writes no entry:
+// RecordsAfter hands Hold the records as the table will hold them, a
+// broker keeping the stamp the table gave it, so they hash as saved.
+// Without it, each renewal (a broker's every 30 s) wrote the unstamped
+// records, then the stamped ones, and waited for an fsync.
+func TestRenewalThatChangesNothingWritesNothing(t *testing.T) {
+	a := leaseAgent(t, t.TempDir())
+	b := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: "m", Addr: "10.0.0.1:1"}}
+	q1 := routes.Record{Queue: &routes.Queue{Topic: "T1", BrokerName: "m", ReadQueueNums: 4, WriteQueueNums: 4}}
+	q2 := routes.Record{Queue: &routes.Queue{Topic: "T2", BrokerName: "m", ReadQueueNums: 4, WriteQueueNums: 4}}
+	l := Lease{Door: "test", ID: "m", Keys: []string{b.Key()}, Prefixes: []string{routes.QueuePrefix("m")}}
+	register := func(puts []routes.Record, deletes []string) []routes.Record {
+		t.Helper()
+		recs := l.RecordsAfter(a.table, puts, deletes)
+		sv, err := a.leases.Hold(l, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.table.ApplyLocal(puts, deletes)
+		if err := sv.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	register([]routes.Record{b, q1}, nil)
+	before := a.leases.log.written.Load()
+	register([]routes.Record{b, q1}, nil)
+	if n := a.leases.log.written.Load() - before; n != 0 {
+		t.Fatalf("a renewal that changed nothing wrote %d entries", n)
+	}
+	recs := register([]routes.Record{b, q2}, []string{q1.Key()})
+	var keys []string
+	for _, r := range recs {
+		keys = append(keys, r.Key())
+	}
+	if want := []string{b.Key(), q2.Key()}; !slices.Equal(keys, want) {
+		t.Fatalf("RecordsAfter = %q, want %q", keys, want)
+	}
+	if got := l.Records(a.table); len(got) != 2 || got[0].Broker.Stamp != recs[0].Broker.Stamp {
+		t.Fatalf("the table holds %+v after, RecordsAfter said %+v", got, recs)
+	}
+}
