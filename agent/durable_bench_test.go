@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/nacos/nacostest"
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
@@ -27,13 +29,15 @@ import (
 //   - zookeeper: setData of the writer's ephemeral znode (its session's
 //     lease, leases.log)
 //   - kv: PUT_KV_CONFIG (a rule, rules.log)
+//   - nacos: a gRPC InstanceRequest of a new instance on the writer's
+//     connection (its lease, leases.log)
 //
 // by 1 and by 16 writers at once, each on its own connection, with and
 // without a data dir; p50 and p99 of one write's answer are reported.
 //
 //	go test -run '^$' -bench DoorWriteLatency -benchtime 400x ./agent/
 func BenchmarkDoorWriteLatency(b *testing.B) {
-	for _, door := range []string{"http", "rocketmq", "zookeeper", "kv"} {
+	for _, door := range []string{"http", "rocketmq", "zookeeper", "kv", "nacos"} {
 		for _, writers := range []int{1, 16} {
 			for _, durable := range []bool{false, true} {
 				b.Run(fmt.Sprintf("door=%s/writers=%d/data-dir=%v", door, writers, durable), func(b *testing.B) {
@@ -139,6 +143,12 @@ func writerFor(b *testing.B, c *agenttest.Cluster, door string, w int) func(i in
 				return fmt.Errorf("setData: %d", code)
 			}
 			return nil
+		}
+	case "nacos":
+		nc := nacostest.Dial(b, a.NacosGRPCAddr())
+		return func(i int) error {
+			return nc.Register("providers:com.example.Bench:1.0.0:", nacoswire.Instance{IP: fmt.Sprintf("10.%d.%d.%d", w, i/250%250, i%250),
+				Port: 20880, Weight: 1, Healthy: true, Enabled: true, Metadata: map[string]string{"interface": "com.example.Bench", "version": "1.0.0"}})
 		}
 	}
 	b.Fatalf("no door %q", door)

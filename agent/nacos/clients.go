@@ -101,7 +101,7 @@ func (s *Server) expire(id string) {
 	}
 	n := len(c.insts)
 	s.mu.Unlock()
-	if err := s.letGo(grpcHolder(id)); err != nil {
+	if _, err := s.letGo(grpcHolder(id), true); err != nil {
 		s.log.Error("withdrawing a closed connection's instances failed: the data dir cannot save it; retrying", "conn", id, "err", err)
 		time.AfterFunc(time.Second, func() { s.expire(id) })
 		return

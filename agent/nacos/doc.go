@@ -105,7 +105,9 @@
 // held while writing to a client. The table's change hook only notes keys;
 // the push loop recomputes subscriptions outside every lock and writes to
 // each connection on its own goroutine, each write bounded by
-// WriteTimeout. A holder's lease is saved under writeMu, never under mu.
+// WriteTimeout. A holder's lease is written under writeMu (never under
+// mu) and its fsync waited for after writeMu is let go, so Nacos writers
+// at the same moment share one fsync (package lease, group commit).
 // Close stops the listeners, ends every stream and waits for the door's
 // goroutines; it withdraws nothing.
 package nacos

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -75,14 +76,22 @@ func sortedRecords(m map[string]routes.Record) []routes.Record {
 
 // hold changes what h holds: it takes puts (a record of the same key
 // replaced) and lets go of drops, with the lease deadline and state
-// given. The lease is written first (host.Hold, or DropLease once h
-// holds nothing), so an error (the data dir cannot save it) changes
-// nothing and goes out through the door. Then puts are applied, and what
-// no Nacos holder holds any more is withdrawn through the host, which
-// keeps what another door's lease holds; then the lease's write is waited
-// for (lease.Saving: under writeMu still, so Nacos writers do not share
-// fsyncs yet). writeMu held.
-func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline time.Time, st holdState) error {
+// given. The lease is written first (host.Hold, or Drop once h holds
+// nothing), so an error (the data dir cannot save it) changes nothing
+// and goes out through the door. Then puts are applied, and what no Nacos
+// holder holds any more is withdrawn through the host, which keeps what
+// another door's lease holds. The caller lets go of writeMu, then waits
+// for the returned Saving before it answers, so Nacos writers at the same
+// moment share one fsync (package lease, group commit). writeMu held.
+func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline time.Time, st holdState) (lease.Saving, error) {
+	return s.change(h, puts, drops, deadline, st, false)
+}
+
+// change is hold; forget, when h holds nothing afterwards, forgets its
+// lease (lease.Forget) rather than dropping it: a client that went away
+// is told nothing, so the withdrawal happens even when the disk refuses
+// the removal, which is then saved once it takes writes.
+func (s *Server) change(h holder, puts []routes.Record, drops []string, deadline time.Time, st holdState, forget bool) (lease.Saving, error) {
 	s.mu.Lock()
 	old := s.held[h]
 	next := &holding{recs: map[string]routes.Record{}, deadline: deadline, renewed: time.Now(), state: st}
@@ -97,18 +106,19 @@ func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline t
 		next.recs[r.Key()] = r
 	}
 	var sv lease.Saving
+	var err error
 	switch {
 	case len(next.recs) > 0:
-		var err error
-		if sv, err = s.reg.Hold(s.lease(h, next), sortedRecords(next.recs)); err != nil {
-			return err
-		}
+		sv, err = s.reg.Hold(s.lease(h, next), sortedRecords(next.recs))
+	case old != nil && forget:
+		sv = s.reg.Forget(door, string(h))
 	case old != nil:
-		if err := s.reg.DropLease(door, string(h)); err != nil {
-			return err
-		}
+		sv, err = s.reg.Drop(door, string(h))
 	default:
-		return nil
+		return sv, nil
+	}
+	if err != nil {
+		return sv, err
 	}
 	var dels []string
 	s.mu.Lock()
@@ -136,7 +146,20 @@ func (s *Server) hold(h holder, puts []routes.Record, drops []string, deadline t
 	if len(puts) > 0 || len(dels) > 0 {
 		s.reg.Apply(puts, dels)
 	}
-	return sv.Wait()
+	return sv, nil
+}
+
+// saved waits for a change hold wrote (writeMu not held): an error means
+// it is not on disk, and the client is told so (a Nacos server error); a
+// Nacos error from before the change goes out as it is.
+func saved(sv lease.Saving, err error) error {
+	if err == nil {
+		err = sv.Wait()
+	}
+	if _, coded := err.(*codedError); err != nil && !coded {
+		return &codedError{nacoswire.ErrServer, err.Error()}
+	}
+	return err
 }
 
 // renew moves h's lease deadline (a beat, a connection's end): saved
@@ -155,15 +178,22 @@ func (s *Server) renew(h holder, deadline time.Time) error {
 	return s.reg.PutLease(s.lease(h, &next))
 }
 
-// letGo lets go of everything h holds. writeMu held.
-func (s *Server) letGo(h holder) error {
+// letGo lets go of everything h holds. For a client that went away (a
+// closed connection past its grace, beats that stopped: gone true) the
+// records are withdrawn at once and the lease forgotten (change) when it
+// has a deadline, so that a restart before its removal is saved restores
+// it only until then; otherwise (a client's own deregistration, or a
+// lease without deadline) the removal is written first and an error keeps
+// everything. writeMu held; the caller waits for the Saving, or not when
+// nobody is told.
+func (s *Server) letGo(h holder, gone bool) (lease.Saving, error) {
 	s.mu.Lock()
 	old := s.held[h]
 	s.mu.Unlock()
 	if old == nil {
-		return nil
+		return lease.Saving{}, nil
 	}
-	return s.hold(h, nil, slices.Collect(maps.Keys(old.recs)), old.deadline, old.state)
+	return s.change(h, nil, slices.Collect(maps.Keys(old.recs)), old.deadline, old.state, gone && !old.deadline.IsZero())
 }
 
 // releaseLocked drops h as a holder of key and reports whether it was the
@@ -302,7 +332,7 @@ func (s *Server) expireRestored(conns []restoredConn) {
 		case <-t.C:
 		}
 		s.writeMu.Lock()
-		err := s.letGo(conns[0].h)
+		_, err := s.letGo(conns[0].h, true)
 		s.writeMu.Unlock()
 		if err != nil {
 			s.log.Error("withdrawing a restored connection's instances failed: the data dir cannot save it; retrying", "holder", conns[0].h, "err", err)

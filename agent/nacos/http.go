@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
 )
@@ -109,11 +110,15 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	if err != nil {
 		return invalid(err)
 	}
+	return saved(s.registerHTTPLocked(sv, in, rec))
+}
+
+func (s *Server) registerHTTPLocked(sv service, in nacoswire.Instance, rec routes.Record) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	rec = s.settle(sv, in, !in.Ephemeral, rec) // apps.go
 	if !in.Ephemeral {
-		return s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
+		return lease.Saving{}, s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
 	}
 	id := identity(sv, in.IP, in.Port, in.ClusterName)
 	s.mu.Lock()
@@ -121,15 +126,16 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	full := b == nil && len(s.beats) >= s.cfg.MaxConns
 	s.mu.Unlock()
 	if full {
-		return &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
+		return lease.Saving{}, &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
 	}
 	var drops []string
 	if b != nil && b.key != rec.Key() {
 		drops = append(drops, b.key)
 	}
 	deadline := time.Now().Add(s.cfg.BeatTimeout)
-	if err := s.hold(beatHolder(id), []routes.Record{rec}, drops, deadline, holdState{Kind: kindBeat, Identity: id}); err != nil {
-		return &codedError{nacoswire.ErrServer, err.Error()}
+	sav, err := s.hold(beatHolder(id), []routes.Record{rec}, drops, deadline, holdState{Kind: kindBeat, Identity: id})
+	if err != nil {
+		return sav, err
 	}
 	s.mu.Lock()
 	if b == nil {
@@ -138,7 +144,7 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 	}
 	b.key, b.deadline = rec.Key(), deadline
 	s.mu.Unlock()
-	return nil
+	return sav, nil
 }
 
 func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
@@ -152,32 +158,36 @@ func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if !in.Ephemeral {
-		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
-			if err := s.applyRules(nil, keys); err != nil {
-				httpError(w, http.StatusServiceUnavailable, err)
-				return
-			}
-		}
-	} else if err := s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName)); err != nil {
+	if err := saved(s.deregisterHTTP(sv, in)); err != nil {
 		httpError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	w.Write([]byte("ok"))
 }
 
-// dropBeat lets go of an HTTP instance; an error (the data dir cannot
-// save it) keeps it. writeMu held.
-func (s *Server) dropBeat(id string) error {
-	if err := s.letGo(beatHolder(id)); err != nil {
-		return err
+func (s *Server) deregisterHTTP(sv service, in nacoswire.Instance) (lease.Saving, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if !in.Ephemeral {
+		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
+			return lease.Saving{}, s.applyRules(nil, keys)
+		}
+		return lease.Saving{}, nil
+	}
+	return s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName), false)
+}
+
+// dropBeat lets go of an HTTP instance (letGo; gone: its beats stopped);
+// an error (the data dir cannot save it) keeps it. writeMu held.
+func (s *Server) dropBeat(id string, gone bool) (lease.Saving, error) {
+	sv, err := s.letGo(beatHolder(id), gone)
+	if err != nil {
+		return sv, err
 	}
 	s.mu.Lock()
 	delete(s.beats, id)
 	s.mu.Unlock()
-	return nil
+	return sv, nil
 }
 
 // httpBeat renews an HTTP instance (Nacos' InstanceController.beat): code
@@ -243,7 +253,7 @@ func (s *Server) beatLoop() {
 			}
 			s.mu.Unlock()
 			for _, id := range expired {
-				if err := s.dropBeat(id); err != nil {
+				if _, err := s.dropBeat(id, true); err != nil {
 					s.log.Error("withdrawing an instance whose beats stopped failed: the data dir cannot save it; retrying", "err", err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
 )
@@ -95,6 +96,12 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 		}
 		recs[i] = rec
 	}
+	return saved(s.registerLocked(c, sv, insts, recs, persistent, replaceAll))
+}
+
+// registerLocked is register's change, under writeMu; register waits for
+// its lease's write after letting go of it.
+func (s *Server) registerLocked(c *client, sv service, insts []nacoswire.Instance, recs []routes.Record, persistent, replaceAll bool) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	for i := range recs {
@@ -105,12 +112,12 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 		for _, in := range insts {
 			dels = append(dels, s.persistentKeys(sv, in)...)
 		}
-		return s.applyRules(recs, without(dels, recs))
+		return lease.Saving{}, s.applyRules(recs, without(dels, recs))
 	}
 	s.mu.Lock()
 	if c.gone {
 		s.mu.Unlock()
-		return &codedError{nacoswire.ErrUnregistered, "connection closed"}
+		return lease.Saving{}, &codedError{nacoswire.ErrUnregistered, "connection closed"}
 	}
 	// What c's instances become: each identity's record, the previous
 	// registration of the same identity replaced.
@@ -131,15 +138,13 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 		insts2[identity(sv, in.IP, in.Port, in.ClusterName)] = recs[i].Key()
 	}
 	s.mu.Unlock()
-	if err := s.setInstances(c, insts2, recs); err != nil {
-		return err
-	}
-	return nil
+	return s.setInstances(c, insts2, recs)
 }
 
 // setInstances makes insts (identity -> record key) what c holds: recs
-// are the records of its new keys. writeMu held.
-func (s *Server) setInstances(c *client, insts map[string]string, recs []routes.Record) error {
+// are the records of its new keys. writeMu held; the caller waits for the
+// Saving after letting go of it.
+func (s *Server) setInstances(c *client, insts map[string]string, recs []routes.Record) (lease.Saving, error) {
 	keep := map[string]bool{}
 	for _, k := range insts {
 		keep[k] = true
@@ -152,13 +157,14 @@ func (s *Server) setInstances(c *client, insts map[string]string, recs []routes.
 		}
 	}
 	s.mu.Unlock()
-	if err := s.hold(grpcHolder(c.id), recs, drops, time.Time{}, holdState{Kind: kindGRPC, Remote: c.remote}); err != nil {
-		return &codedError{nacoswire.ErrServer, err.Error()}
+	sv, err := s.hold(grpcHolder(c.id), recs, drops, time.Time{}, holdState{Kind: kindGRPC, Remote: c.remote})
+	if err != nil {
+		return sv, err
 	}
 	s.mu.Lock()
 	c.insts = insts
 	s.mu.Unlock()
-	return nil
+	return sv, nil
 }
 
 // without drops from dels the keys puts brings back.
@@ -194,13 +200,17 @@ func (s *Server) persistentKeys(sv service, in nacoswire.Instance) []string {
 }
 
 func (s *Server) deregister(c *client, sv service, in nacoswire.Instance, persistent bool) error {
+	return saved(s.deregisterLocked(c, sv, in, persistent))
+}
+
+func (s *Server) deregisterLocked(c *client, sv service, in nacoswire.Instance, persistent bool) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if persistent {
 		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
-			return s.applyRules(nil, keys)
+			return lease.Saving{}, s.applyRules(nil, keys)
 		}
-		return nil
+		return lease.Saving{}, nil
 	}
 	id := identity(sv, in.IP, in.Port, in.ClusterName)
 	s.mu.Lock()
@@ -209,7 +219,7 @@ func (s *Server) deregister(c *client, sv service, in nacoswire.Instance, persis
 	delete(insts, id)
 	s.mu.Unlock()
 	if !had {
-		return nil
+		return lease.Saving{}, nil
 	}
 	return s.setInstances(c, insts, nil)
 }
