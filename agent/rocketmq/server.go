@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/command"
 	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
@@ -114,9 +115,8 @@ type Server struct {
 	conns   *conns.Set[*conn] // the connections: accepted, served, closed at Close
 	closing atomic.Bool       // set first thing in Close: no more unregistrations
 
-	brokers brokerTable
-	cmdMu   sync.Mutex // guards cmdSeen; runCommands holds it throughout
-	cmdSeen map[string]seenCommand
+	brokers  brokerTable
+	commands *command.Inbox // admin writes other agents sent here (commands.go)
 	// deletedTopics are "broker name/topic" deleted here by an admin
 	// command, with when; guarded by brokers.mu (groups.go).
 	deletedTopics map[string]deletedTopic
@@ -144,6 +144,7 @@ func NewServer(cfg Config) (*Server, error) {
 		// Java's NameServer bounds no connections; nor does this door.
 		conns: conns.New[*conn](conns.Config{Logger: cfg.Logger}),
 	}
+	s.commands = s.newInbox()
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
 	s.opts.returnOrderTopicConfig.Store(true)

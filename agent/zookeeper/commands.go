@@ -4,18 +4,17 @@ import (
 	"encoding/base64"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/command"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
 // Deleting another agent's ephemeral node. Only an origin changes its own
 // records, so a delete through agent B of a node that a session on agent A
-// holds travels as a command, as RocketMQ admin writes do
-// (agent/rocketmq/commands.go): a short-lived cluster-scoped KV rule
-// addressed to A,
+// holds travels as a command (package command), as RocketMQ admin writes
+// do: a short-lived cluster-scoped KV rule addressed to A,
 //
 //	key   {target agent}/delete/{base64url(record key)}
 //	value {issued, unix ms} {the record's stamp}
@@ -31,10 +30,6 @@ import (
 // NODEEXISTS (the re-create is stamped after the record it replaced, so it
 // wins everywhere even before A's withdrawal arrives), and a recursive
 // delete of a subtree removes every session's nodes in it.
-//
-// A command whose target no longer holds records anywhere is deleted by
-// any agent that has seen it, unchanged, for commandTTL on its own clock;
-// the issued time is never compared with another host's clock.
 const (
 	cmdNamespace = "~namecast.zk"
 	cmdDelete    = "delete"
@@ -60,11 +55,10 @@ type suppression struct {
 // commandsFor are the withdrawal commands addressed to the agent of each
 // of holds.
 func commandsFor(holds []remoteHold) []routes.Record {
-	issued := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	now := time.Now()
 	puts := make([]routes.Record, 0, len(holds))
 	for _, h := range holds {
-		puts = append(puts, routes.Record{KV: &routes.KV{Namespace: cmdNamespace,
-			Key: cmdKey(h.origin, h.key), Value: issued + " " + strconv.FormatUint(h.stamp, 10)}})
+		puts = append(puts, deleteCommand(h.origin, h.key, h.stamp, now))
 	}
 	return puts
 }
@@ -77,81 +71,39 @@ func (s *Server) suppress(holds []remoteHold) {
 	}
 }
 
-func cmdKey(target, recKey string) string {
-	return target + "/" + cmdDelete + "/" + base64.RawURLEncoding.EncodeToString([]byte(recKey))
+// deleteCommand asks target to withdraw its record at recKey if it is
+// still the one stamped stamp.
+func deleteCommand(target, recKey string, stamp uint64, now time.Time) routes.Record {
+	return command.Rule(cmdNamespace, target, cmdDelete, base64.RawURLEncoding.EncodeToString([]byte(recKey)),
+		strconv.FormatUint(stamp, 10), now)
 }
 
-// parseCmdKey reads a command key; the target is a node name and may hold
-// '/', the op and the encoded key never do.
-func parseCmdKey(k string) (target, recKey string, ok bool) {
-	rest, enc, ok1 := cutLast(k)
-	target, op, ok2 := cutLast(rest)
-	b, err := base64.RawURLEncoding.DecodeString(enc)
-	if !ok1 || !ok2 || op != cmdDelete || err != nil || target == "" {
-		return "", "", false
-	}
-	return target, string(b), true
+// parseDelete reads a delete command: the record key and the stamp.
+func parseDelete(c command.Command) (recKey string, stamp uint64, ok bool) {
+	b, err1 := base64.RawURLEncoding.DecodeString(c.Subject)
+	stamp, err2 := strconv.ParseUint(c.Param, 10, 64)
+	return string(b), stamp, c.Op == cmdDelete && err1 == nil && err2 == nil
 }
 
-func cutLast(s string) (before, after string, ok bool) {
-	i := strings.LastIndexByte(s, '/')
-	if i < 0 {
-		return s, "", false
+// newInbox reads the delete commands other agents leave this one.
+func (s *Server) newInbox() *command.Inbox {
+	return &command.Inbox{Namespace: cmdNamespace, TTL: commandTTL,
+		Valid: func(c command.Command) bool { _, _, ok := parseDelete(c); return ok },
+		Dropped: func(key, val string) {
+			s.log.Warn("dropping a malformed ZooKeeper delete command", "key", key, "value", val)
+		},
+		Run: func(c command.Command) bool {
+			recKey, stamp, _ := parseDelete(c)
+			return s.withdrawForPeer(recKey, stamp)
+		},
+		Remove: func(keys []string) { s.applyRules(nil, keys) }, // logs a failure; the next run retries
 	}
-	return s[:i], s[i+1:], true
 }
 
 // runCommands runs the commands addressed to this agent, and collects
 // those of gone targets seen unchanged for commandTTL. Called when a
 // command arrives and at every housekeeping check.
-func (s *Server) runCommands() {
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
-	present := map[string]bool{}
-	for _, o := range s.table.Origins() {
-		present[o] = true
-	}
-	now := time.Now()
-	seen := make(map[string]seenCommand, len(s.cmdSeen))
-	var done []string
-	for key, val := range s.table.KVs(cmdNamespace) {
-		target, recKey, ok := parseCmdKey(key)
-		_, stampText, _ := strings.Cut(val, " ")
-		stamp, err := strconv.ParseUint(stampText, 10, 64)
-		first := s.cmdSeen[key]
-		if first.value != val {
-			first = seenCommand{value: val, since: now}
-		}
-		seen[key] = first
-		switch {
-		case !ok || err != nil:
-			s.log.Warn("dropping a malformed ZooKeeper delete command", "key", key, "value", val)
-			done = append(done, key)
-		case target == s.local:
-			if s.withdrawForPeer(recKey, stamp) {
-				done = append(done, key)
-			}
-		case !present[target] && now.Sub(first.since) > commandTTL:
-			done = append(done, key)
-		}
-	}
-	s.cmdSeen = seen
-	if len(done) == 0 {
-		return
-	}
-	keys := make([]string, len(done))
-	for i, k := range done {
-		keys[i] = routes.KVKey(cmdNamespace, k)
-	}
-	s.applyRules(nil, keys) // logs a failure; the next run retries
-}
-
-// seenCommand is when this agent first saw a command (key and value), on
-// its own clock.
-type seenCommand struct {
-	value string
-	since time.Time
-}
+func (s *Server) runCommands() { s.commands.Collect(s.table, time.Now()) }
 
 // withdrawForPeer withdraws this agent's record at key, deleted through
 // another agent, unless a newer write replaced it since. Its session's

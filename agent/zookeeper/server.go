@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/command"
 	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
@@ -165,10 +166,8 @@ type Server struct {
 
 	lastRefusedWarn atomic.Int64 // unix ms of the last log line about connections over MaxClientConns
 
-	// cmdMu serialises runCommands; cmdSeen is when each command was
-	// first seen, for collecting those of gone targets (commands.go).
-	cmdMu   sync.Mutex
-	cmdSeen map[string]seenCommand
+	// commands are the deletes other agents leave this one (commands.go).
+	commands *command.Inbox
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -186,6 +185,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.conns = conns.New[*conn](conns.Config{PerIP: cfg.MaxClientConns, Refused: s.refused, Logger: s.log})
 	s.local = s.table.Local()
+	s.commands = s.newInbox()
 	s.watches.init()
 	s.dirty.init()
 	s.stats.init()

@@ -3,7 +3,6 @@ package zookeeper
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -316,8 +315,7 @@ func TestPeerDeleteThatCannotBeSavedIsRetried(t *testing.T) {
 	key := routes.ZnodeKey("/e", "")
 	rec, _ := reg.Table().LocalRecord(key)
 	heal := reg.breakLeases()
-	cmd := routes.Record{KV: &routes.KV{Namespace: cmdNamespace, Key: cmdKey(s.local, key),
-		Value: strconv.FormatInt(time.Now().UnixMilli(), 10) + " " + strconv.FormatUint(recordStamp(rec), 10)}}
+	cmd := deleteCommand(s.local, key, recordStamp(rec), time.Now())
 	if _, err := reg.ApplyRules([]routes.Record{cmd}, nil); err != nil {
 		t.Fatal(err)
 	}
