@@ -184,9 +184,13 @@ func (l *appendLog) Compact(from int64) error {
 	if _, err := l.f.ReadAt(tail, from); err != nil {
 		return fmt.Errorf("%s: %w", l.path, err)
 	}
-	if err := writeFileAtomic(l.path, tail); err != nil {
-		return err
+	werr := writeFileAtomic(l.path, tail)
+	if werr != nil && !l.replaced() {
+		return werr // the old file is still the log
 	}
+	// The rewrite is at the path (even when syncing its directory then
+	// failed, and werr says so): later entries must go to it, not to the
+	// old file the rename unlinked.
 	f, err := os.OpenFile(l.path, os.O_RDWR, 0o600)
 	if err != nil {
 		l.broken = fmt.Errorf("%s: reopening after compaction: %w", l.path, err)
@@ -201,7 +205,18 @@ func (l *appendLog) Compact(from int64) error {
 	}
 	l.inflight = moved
 	l.cond.Broadcast()
-	return nil
+	return werr
+}
+
+// replaced says whether the file at the log's path is no longer the one
+// it writes to (a rename replaced it); l.mu held.
+func (l *appendLog) replaced() bool {
+	at, err := os.Stat(l.path)
+	if err != nil {
+		return false
+	}
+	cur, err := l.f.Stat()
+	return err == nil && !os.SameFile(at, cur)
 }
 
 func (l *appendLog) Close() error {
