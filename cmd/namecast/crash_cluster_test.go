@@ -26,6 +26,8 @@ type crashCluster struct {
 	// namespace holding the tmpfs, when there is one).
 	files []string
 	disks bool // each data dir is a small tmpfs: fill can fill it
+	// reserve is what a restart on a full disk is given (fillDisk)
+	reserve int
 
 	mu sync.Mutex
 	// damaged: agent -> file class ("leases" or "rules") damaged since
@@ -44,7 +46,7 @@ type crashCluster struct {
 const crashDiskSize = 8 << 20
 
 func startCrashCluster(t *testing.T, n int, seed uint64) *crashCluster {
-	c := &crashCluster{t: t, rng: rand.New(rand.NewPCG(seed, 24)), damaged: map[int]map[string]bool{}, damages: map[string]int{}}
+	c := &crashCluster{t: t, reserve: 8 << 10, rng: rand.New(rand.NewPCG(seed, 24)), damaged: map[int]map[string]bool{}, damages: map[string]int{}}
 	base := t.TempDir()
 	var dirs []string
 	for i := range n {
@@ -92,10 +94,22 @@ func startCrashCluster(t *testing.T, n int, seed uint64) *crashCluster {
 	return c
 }
 
-// kill -9s agent i.
+// kill -9s agent i. With NAMECAST_CRASH_EVIDENCE set, its data dir as
+// the kill left it is copied there (DIR/killNN-nI: before the damage the
+// kill may be followed by), for a failure's post-mortem.
 func (c *crashCluster) kill(i int) {
 	c.procs[i].stop(syscall.SIGKILL)
 	c.crashes++
+	if dir := os.Getenv("NAMECAST_CRASH_EVIDENCE"); dir != "" {
+		dst := filepath.Join(dir, fmt.Sprintf("kill%02d-n%d", c.crashes, i))
+		os.MkdirAll(dst, 0o700)
+		entries, _ := os.ReadDir(c.files[i])
+		for _, e := range entries {
+			if b, err := os.ReadFile(filepath.Join(c.files[i], e.Name())); err == nil && e.Name() != "filler" {
+				os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600)
+			}
+		}
+	}
 }
 
 // restart starts agent i again and waits until it serves. With its disk
@@ -137,7 +151,7 @@ func (c *crashCluster) restart(i int, free func()) {
 func (c *crashCluster) fillDisk(i int) (free, spare func()) {
 	c.fullEpisodes++
 	reserve := filepath.Join(c.files[i], "reserve")
-	if err := os.WriteFile(reserve, make([]byte, 8<<10), 0o600); err != nil {
+	if err := os.WriteFile(reserve, make([]byte, c.reserve), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
 	spare = func() { os.Remove(reserve) }
