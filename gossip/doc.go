@@ -11,9 +11,18 @@
 //     too, so every member has it one network hop after the write. What
 //     remains of the tail is then a datagram lost, or a member the origin
 //     did not know yet, repaired by the queue below within a gossip tick
-//     or two, and the receivers' own scheduling (on one 2-core host running
-//     100 agents, tens of milliseconds). A direct budget in datagrams
-//     bounds the origin's burst; a change over it goes by the epidemic
+//     or two, and the receivers' own scheduling: a datagram waits in its
+//     socket until its member's packet goroutine runs. Where a packet is
+//     handled the moment it arrives (namecast-bench P6, 1,000 simulated
+//     members), the last member has a change one link's delay after it is
+//     made; with 10-100 agents in one process on a shared 2-core host,
+//     a trial with many members late together is one in which the
+//     process's goroutines waited tens to hundreds of milliseconds
+//     runnable for a CPU, or the kernel did not run the process at all
+//     (P1 logs both for each slow trial); a lost datagram makes one
+//     member late instead, by up to a gossip tick. A direct budget
+//     in datagrams bounds the origin's burst (at 1,000 members, 8 changes
+//     at once and 2 a second); a change over it goes by the epidemic
 //     push instead: each member pushes an op the first time it applies
 //     it, at once, to GossipNodes random members (push.go), which misses
 //     ~6% of members for a gossip tick or two.
