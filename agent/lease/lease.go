@@ -76,10 +76,11 @@ import (
 // Lease is one client's hold on records of this agent.
 type Lease struct {
 	// Door names the door that owns the lease: "rocketmq", "http",
-	// "zookeeper".
+	// "zookeeper", "nacos".
 	Door string `json:"door"`
 	// ID is unique within the door: a broker's (cluster, address), a
-	// registration's key, a session id.
+	// registration's key, a session id, a Nacos holder (its gRPC
+	// connection, or an instance kept by beats).
 	ID string `json:"id"`
 	// Keys are the agent's own records the lease covers, by exact key.
 	// A record covered by any live lease is kept.
