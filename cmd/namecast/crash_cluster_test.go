@@ -122,13 +122,22 @@ func (c *crashCluster) restart(i int, free func()) {
 	}
 	p.start()
 	deadline := time.Now().Add(30 * time.Second)
-	for p.healthy() != nil {
+	for binds := 0; p.healthy() != nil; {
 		select {
 		case <-p.exited:
+			out := strings.TrimSpace(p.log.String())
+			if last := out[strings.LastIndexByte(out, '\n')+1:]; strings.Contains(last, "address already in use") && binds < 20 {
+				// Its port was taken meanwhile by something else on this
+				// shared machine (an outgoing connection's ephemeral
+				// port): try again, as a supervisor would.
+				binds++
+				time.Sleep(250 * time.Millisecond)
+				p.start()
+				continue
+			}
 			if free == nil {
 				c.t.Fatalf("%s exited on restart:\n%s", p.name, p.log.String())
 			}
-			out := strings.TrimSpace(p.log.String())
 			c.t.Logf("%s would not start on a full disk (%s); freed it", p.name, out[strings.LastIndexByte(out, '\n')+1:])
 			c.refusedFull++
 			free()
