@@ -58,8 +58,15 @@ func TestGreeterOverNacos(t *testing.T) {
 	holder, everywhere := appGone(t, reg, greeterApp, 60*time.Second)
 	t.Logf("provider killed -9: its instance gone from its agent after %v, from every agent after %v",
 		holder.Round(time.Millisecond), everywhere.Round(time.Millisecond))
-	if grace := time.Duration(agent.DefaultNacosGrace); everywhere > grace+time.Second {
-		t.Errorf("killed provider's instance gone after %v, want <= --nacos-grace %v + 1s", everywhere, grace)
+	// The door's promise is its own agent's withdrawal within the grace;
+	// the other agents follow by gossip, whose pace on a loaded 2-core
+	// race build is no promise of the door's (seen: 0.9 s at load 27,
+	// past a bound of 1 s on the whole).
+	if grace := time.Duration(agent.DefaultNacosGrace); holder > grace+time.Second {
+		t.Errorf("killed provider's instance gone from its agent after %v, want <= --nacos-grace %v + 1s", holder, grace)
+	}
+	if spread := everywhere - holder; spread > 5*time.Second {
+		t.Errorf("killed provider's instance gone from every agent %v after its own, want <= 5s", spread)
 	}
 	testutil.Eventually(t, 30*time.Second, appInstances(t, reg, greeterApp, 0)) // and from the HTTP API
 	c.waitLine(t, 30*time.Second, "CALL error")
