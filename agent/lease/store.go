@@ -440,8 +440,10 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 
 // Restore republishes, at start and before anything is served, the
 // records of every saved lease that has not expired, under the new
-// incarnation, then writes them as a new snapshot. It returns the delta
-// to publish once gossip runs.
+// incarnation, then writes them as a new snapshot. When that snapshot
+// cannot be written (a full disk) the files read still hold the leases,
+// and the store counts them as saved, so a removal is written all the
+// same. It returns the delta to publish once gossip runs.
 func (ls *Store) Restore() routes.Delta {
 	if ls.dir == "" {
 		return routes.Delta{}
@@ -491,8 +493,13 @@ func (ls *Store) Restore() routes.Delta {
 				puts = append(puts, r)
 			}
 		}
-		ls.m[leaseKey(sl.Door, sl.ID)] = sl.Lease
+		k := leaseKey(sl.Door, sl.ID)
+		ls.m[k] = sl.Lease
 		ls.restored[sl.Door] = append(ls.restored[sl.Door], sl.Lease)
+		// The files hold it, whether or not the snapshot below can be
+		// written (a full disk): its removal must be written too.
+		recs, _ := json.Marshal(sl.Records)
+		ls.saved[k] = savedState{deadline: sl.Deadline, hash: hashBytes(recs)}
 	}
 	ls.mu.Unlock()
 	if gone > 0 {
