@@ -60,11 +60,7 @@ func comparePropagation(ctx context.Context, n, trials int, withdraw bool) (nc, 
 func p1Figures(sc string, n int, nc, sf propagation) []bench.Figure {
 	last := bench.Figure{Scenario: sc, Case: caseName(n, "lan"), Metric: "last member has it", Unit: bench.UnitSeconds,
 		Namecast: nc.last.Stat()}.WithPeer(sf.last.Stat())
-	if n == 50 {
-		last = last.Judge("p99 ≤ serf p99 and ≤ 1s", last.Namecast.P99 <= last.Serf.P99 && last.Namecast.P99 <= 1)
-	} else {
-		last = last.Judge("p99 ≤ serf p99", last.Namecast.P99 <= last.Serf.P99)
-	}
+	last = judgeP1(last, n)
 	each := bench.Figure{Scenario: sc, Case: caseName(n, "lan"), Metric: "each delivery", Unit: bench.UnitSeconds,
 		Namecast: nc.each.Stat()}.WithPeer(sf.each.Stat())
 	each.Note = fmt.Sprintf("%d deliveries each; missed: namecast %d, serf %d (trial timeout %v)",
@@ -73,6 +69,23 @@ func p1Figures(sc string, n int, nc, sf propagation) []bench.Figure {
 		Namecast: bench.Summarize([]float64{nc.heap})}.WithPeer(bench.Summarize([]float64{sf.heap}))
 	heap.Note = "heap in use after GC once formed, over N; namecast includes each agent's HTTP server and metrics registry"
 	return []bench.Figure{last, each, heap}
+}
+
+// p1TailGoal is issue 26's goal for P1 at N=50 and N=100: every agent has
+// a change, and has lost a withdrawn or expired one, within 100 ms at p99.
+const p1TailGoal = 0.100 // seconds
+
+// judgeP1 judges a propagation figure (registration, withdrawal or TTL end
+// until the last member agrees) against issue 26's goal: at N=50 and
+// N=100, p99 ≤ 100 ms and ≤ Serf's p99 in the same run with no delivery
+// missed; at other sizes, p99 ≤ Serf's.
+func judgeP1(f bench.Figure, n int) bench.Figure {
+	vsSerf := f.Namecast.P99 <= f.Serf.P99
+	if n == 50 || n == 100 {
+		return f.Judge("p99 ≤ 100ms and ≤ serf p99, none missed",
+			vsSerf && f.Namecast.P99 <= p1TailGoal && f.Namecast.Missed == 0)
+	}
+	return f.Judge("p99 ≤ serf p99", vsSerf)
 }
 
 func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propagation, error) {
@@ -241,12 +254,12 @@ func propagateSerf(ctx context.Context, n, trials int, withdraw bool) (propagati
 func withdrawFigures(n int, nc, sf propagation) []bench.Figure {
 	gone := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "withdrawn → gone on last member", Unit: bench.UnitSeconds,
 		Namecast: nc.gone.Stat()}.WithPeer(sf.gone.Stat())
-	gone = gone.Judge("p99 ≤ serf p99", gone.Namecast.P99 <= gone.Serf.P99)
+	gone = judgeP1(gone, n)
 	gone.Note = fmt.Sprintf("unregister on the agent that registered, once every agent had it; serf: a second user event; missed: namecast %d, serf %d",
 		nc.gone.Missed, sf.gone.Missed)
 	expired := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "TTL end → gone on last member", Unit: bench.UnitSeconds,
 		Namecast: nc.expired.Stat()}.WithPeer(sf.gone.Stat())
-	expired = expired.Judge("p99 ≤ serf p99", expired.Namecast.P99 <= expired.Serf.P99)
+	expired = judgeP1(expired, n)
 	expired.Note = fmt.Sprintf("a registration with a %v TTL, once every agent had it, from its deadline; serf (no TTL): its withdrawal event above; missed: namecast %d",
 		p1TTL, nc.expired.Missed)
 	cost := bench.Figure{Scenario: "P1", Case: caseName(n, "lan"), Metric: "bytes per change per member", Unit: bench.UnitBytes,
