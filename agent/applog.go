@@ -29,15 +29,18 @@ import (
 type appendLog struct {
 	path string
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	f        *os.File
-	size     int64 // bytes written
-	written  uint64
-	synced   uint64
-	syncing  bool
-	broken   error // set on a failure that leaves the file uncertain
-	inflight map[int64]int
+	mu      sync.Mutex
+	cond    *sync.Cond
+	f       *os.File
+	size    int64 // bytes written
+	written uint64
+	synced  uint64
+	syncing bool
+	broken  error // set on a failure that leaves the file uncertain
+	// inflight are the entries written and not yet done, by seq: where
+	// each begins in the file now (Compact moves them). Known by seq, not
+	// offset, since a compaction moves an entry while its writer waits.
+	inflight map[uint64]int64
 }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -66,7 +69,7 @@ func openAppendLog(path string) (*appendLog, error) {
 			size++
 		}
 	}
-	l := &appendLog{path: path, f: f, size: size, inflight: map[int64]int{}}
+	l := &appendLog{path: path, f: f, size: size, inflight: map[uint64]int64{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l, nil
 }
@@ -84,31 +87,31 @@ func encodeEntry(payload []byte) []byte {
 }
 
 // write appends payload's line without waiting for it to be synced; it
-// returns the entry's sequence number for wait and its start offset,
-// which stays in flight (kept by Compact) until done is called.
-func (l *appendLog) write(payload []byte) (seq uint64, start int64, err error) {
+// returns the entry's sequence number, for wait and for done: the entry
+// stays in flight (kept by Compact) until done is called.
+func (l *appendLog) write(payload []byte) (seq uint64, err error) {
 	if bytes.IndexByte(payload, '\n') >= 0 {
-		return 0, 0, errors.New("log entry holds a newline")
+		return 0, errors.New("log entry holds a newline")
 	}
 	line := encodeEntry(payload)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.broken != nil {
-		return 0, 0, l.broken
+		return 0, l.broken
 	}
-	start = l.size
+	start := l.size
 	if n, err := l.f.WriteAt(line, start); err != nil {
 		if n > 0 {
 			if terr := l.f.Truncate(start); terr != nil {
 				l.broken = fmt.Errorf("%s: a failed write could not be cut off (%v); no more entries until it is rewritten", l.path, terr)
 			}
 		}
-		return 0, 0, fmt.Errorf("%s: %w", l.path, err)
+		return 0, fmt.Errorf("%s: %w", l.path, err)
 	}
 	l.size += int64(len(line))
 	l.written++
-	l.inflight[start]++
-	return l.written, start, nil
+	l.inflight[l.written] = start
+	return l.written, nil
 }
 
 // wait returns once entry seq is fsynced, running the fsync itself when
@@ -140,22 +143,20 @@ func (l *appendLog) wait(seq uint64) error {
 	return nil
 }
 
-// done ends the entry at start's time in flight.
-func (l *appendLog) done(start int64) {
+// done ends entry seq's time in flight.
+func (l *appendLog) done(seq uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.inflight[start]--; l.inflight[start] <= 0 {
-		delete(l.inflight, start)
-	}
+	delete(l.inflight, seq)
 }
 
 // Append writes payload and waits until it is on disk.
 func (l *appendLog) Append(payload []byte) error {
-	seq, start, err := l.write(payload)
+	seq, err := l.write(payload)
 	if err != nil {
 		return err
 	}
-	defer l.done(start)
+	defer l.done(seq)
 	return l.wait(seq)
 }
 
@@ -166,7 +167,7 @@ func (l *appendLog) mark() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	m := l.size
-	for off := range l.inflight {
+	for _, off := range l.inflight {
 		m = min(m, off)
 	}
 	return m
@@ -199,11 +200,9 @@ func (l *appendLog) Compact(from int64) error {
 	l.f.Close()
 	l.f, l.size, l.broken = f, int64(len(tail)), nil
 	l.synced = l.written // the rewrite was synced
-	moved := map[int64]int{}
-	for off, n := range l.inflight {
-		moved[max(off-from, 0)] += n
+	for seq, off := range l.inflight {
+		l.inflight[seq] = max(off-from, 0)
 	}
-	l.inflight = moved
 	l.cond.Broadcast()
 	return werr
 }

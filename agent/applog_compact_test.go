@@ -39,3 +39,47 @@ func TestCompactionThatFailsAfterTheRenameKeepsWritingTheLog(t *testing.T) {
 		t.Fatalf("a restart reads %q from the log, want the entry acknowledged after the compaction", entries)
 	}
 }
+
+// An entry in flight (written, not yet applied) while the log is
+// compacted is kept by that compaction, and released once done: the next
+// compaction cuts it like any other. Before, an in-flight entry was known
+// by its offset, which the compaction moved while the writer still held
+// the old one: its done never found it, the moved offset stayed in flight
+// for good, and every later compaction kept the whole log from there
+// (until a restart).
+func TestCompactionCutsEntriesThatWereInFlightDuringAnEarlierOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), rulesLogFile)
+	l, err := openAppendLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append([]byte(`"a"`)); err != nil {
+		t.Fatal(err)
+	}
+	seq, err := l.write([]byte(`"b"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Compact(l.mark()); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _, _ := readLog(path); len(entries) != 1 || string(entries[0]) != `"b"` {
+		t.Fatalf("the compaction kept %q, want the entry in flight", entries)
+	}
+	if err := l.wait(seq); err != nil {
+		t.Fatal(err)
+	}
+	l.done(seq)
+	for _, p := range []string{`"c"`, `"d"`} {
+		if err := l.Append([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Compact(l.mark()); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _, _ := readLog(path); len(entries) != 0 {
+		t.Fatalf("a compaction with nothing in flight kept %q: an entry in flight during the previous one still holds it back", entries)
+	}
+}

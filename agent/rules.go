@@ -163,7 +163,7 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 		s.mu.Unlock()
 		return false, err
 	}
-	seq, start, err := s.log.write(b)
+	seq, err := s.log.write(b)
 	if err != nil {
 		s.mu.Unlock()
 		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
@@ -174,7 +174,7 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 	if err == nil {
 		a.table.Apply(d)
 	}
-	s.log.done(start)
+	s.log.done(seq)
 	s.mu.Lock()
 	s.pending -= added
 	s.mu.Unlock()
