@@ -12,8 +12,9 @@ import (
 
 // startLone starts one agent whose gossip runs over an in-memory network
 // (so a join to any address stays in the process) and whose HTTP API
-// listens on a free loopback port. The test's cleanup stops it.
-func startLone(t testing.TB) *Agent {
+// listens on a free loopback port, its config changed by edits. The
+// test's cleanup stops it.
+func startLone(t testing.TB, edits ...func(*Config)) *Agent {
 	t.Helper()
 	net := gossiptest.NewNetwork(1)
 	cfg := DefaultConfig()
@@ -22,6 +23,9 @@ func startLone(t testing.TB) *Agent {
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = Duration(time.Second)
 	cfg.TuneMemberlist = func(mc *memberlist.Config) { mc.Transport = net.NewTransport(cfg.NodeName) }
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,10 @@ func (a *Agent) Ready() bool {
 	return false
 }
 
-// ruleSyncWait bounds how long a rule write waits for this agent's first
-// sync with the cluster. Rules are ordered by a hybrid logical clock
+// ruleSyncWait bounds how long rule writes wait for this agent's first
+// sync with the cluster, from the moment the first of them began to
+// wait; they wait in line, so they are stamped in the order they came
+// (applyRules). Rules are ordered by a hybrid logical clock
 // (routes/hlc.go): once synced, the agent has seen every rule's time and
 // its write is ordered after them whatever its clock says; before, only
 // its wall clock lifts it above them. Past the wait (peers unreachable)

@@ -43,6 +43,11 @@ const DefaultRulesLimit = 32 << 20
 // rulesStore is the agent's side of rule writes: their bound, and with a
 // data dir their log.
 type rulesStore struct {
+	// order makes writes reach mu in the order they reached the agent,
+	// waiting for its first sync included (see applyRules); guards
+	// syncBy, when writes stop waiting for that sync.
+	order   sync.Mutex
+	syncBy  time.Time
 	mu      sync.Mutex // orders prepare+append; guards pending
 	pending int        // bytes of writes appended, not yet applied
 	log     *appendLog // nil without a data dir
@@ -129,9 +134,24 @@ func (a *Agent) readRules(setAsides bool) error {
 // is within the bound and, with a data dir, on disk. ok false: nothing
 // to change.
 func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error) {
-	a.awaitSync(ruleSyncWait)
 	s := &a.rules
+	// Writes are stamped in the order they reach the agent: one waiting
+	// for the first sync holds the later ones back. A write whose client
+	// gave up waiting (RocketMQ clients wait 5 s, ruleSyncWait long) and
+	// wrote again on another connection must never be stamped after that
+	// later write, or it would undo it (last writer wins by stamp). They
+	// all wait until the same moment, not ruleSyncWait each in turn.
+	s.order.Lock()
+	if !a.Ready() {
+		if s.syncBy.IsZero() {
+			s.syncBy = time.Now().Add(ruleSyncWait)
+		}
+		if wait := time.Until(s.syncBy); wait > 0 {
+			a.awaitSync(wait)
+		}
+	}
 	s.mu.Lock()
+	s.order.Unlock()
 	d, ok := a.table.PrepareRules(puts, deletes)
 	if !ok {
 		s.mu.Unlock()
