@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // appendLog is a file of entries, one a line, each "crc32c-hex payload\n",
@@ -185,7 +187,7 @@ func (l *appendLog) Compact(from int64) error {
 	if _, err := l.f.ReadAt(tail, from); err != nil {
 		return fmt.Errorf("%s: %w", l.path, err)
 	}
-	werr := writeFileAtomic(l.path, tail)
+	werr := atomicfile.Write(l.path, tail)
 	if werr != nil && !l.replaced() {
 		return werr // the old file is still the log
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // A compaction whose rename went through but whose directory fsync then
@@ -21,10 +23,10 @@ func TestCompactionThatFailsAfterTheRenameKeepsWritingTheLog(t *testing.T) {
 	if err := l.Append([]byte(`"a"`)); err != nil {
 		t.Fatal(err)
 	}
-	saved := syncDir
-	syncDir = func(string) error { return errors.New("injected: directory fsync failed") }
+	saved := atomicfile.SyncDir
+	atomicfile.SyncDir = func(string) error { return errors.New("injected: directory fsync failed") }
 	err = l.Compact(l.mark())
-	syncDir = saved
+	atomicfile.SyncDir = saved
 	if err == nil {
 		t.Fatal("the failed directory fsync is not reported")
 	}

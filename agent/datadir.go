@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // incarnation is the version prefix of every record this agent makes. It
@@ -34,56 +36,10 @@ func (a *Agent) incarnation() (uint64, error) {
 			inc = prev + 1
 		}
 	}
-	if err := writeFileAtomic(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
+	if err := atomicfile.Write(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
 		return 0, fmt.Errorf("data dir: %w", err)
 	}
 	return inc, nil
-}
-
-// writeFileAtomic writes then renames, so a crash leaves the old file or
-// the new one, never half of one, and syncs it first and its directory
-// after, so a host crash does too (and keeps the new one once it
-// returned).
-func writeFileAtomic(path string, data []byte) error { return replaceFile(path, data, true) }
-
-// replaceFile writes then renames; when sync is set it syncs the data
-// first and the directory after (the rename is a change of the
-// directory, which the file's fsync does not cover). Without, the
-// process's crash still leaves the old file or the new one; a host crash
-// may leave either, or an empty file.
-func replaceFile(path string, data []byte, sync bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil || !sync {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir fsyncs directory dir, making the renames and new files in it
-// durable. A variable so tests can see it called.
-var syncDir = func(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
 }
 
 // saveIncarnation keeps an incarnation gossip raised above a previous
@@ -93,7 +49,7 @@ func (a *Agent) saveIncarnation(inc uint64) {
 		return
 	}
 	path := filepath.Join(a.cfg.DataDir, "incarnation")
-	if err := writeFileAtomic(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
+	if err := atomicfile.Write(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
 		a.log.Error("saving the raised incarnation to the data dir failed", "path", path, "err", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/memberlist"
 
 	"github.com/namecast/namecast/gossip"
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // keyringFile keeps the gossip keys in the data dir, primary first, so a
@@ -99,7 +100,7 @@ func (a *Agent) saveKeyring(kr *memberlist.Keyring) error {
 		encoded[i] = base64.StdEncoding.EncodeToString(k)
 	}
 	b, _ := json.Marshal(encoded)
-	return writeFileAtomic(filepath.Join(a.cfg.DataDir, keyringFile), b)
+	return atomicfile.Write(filepath.Join(a.cfg.DataDir, keyringFile), b)
 }
 
 // keyOp is a keyring change (or list) run on every member.

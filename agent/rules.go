@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/internal/atomicfile"
 	"github.com/namecast/namecast/internal/sealed"
 	"github.com/namecast/namecast/routes"
 )
@@ -246,7 +247,7 @@ func (a *Agent) snapshotRules() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(a.cfg.DataDir, rulesFile), sealed.Seal(b)); err != nil {
+	if err := atomicfile.Write(filepath.Join(a.cfg.DataDir, rulesFile), sealed.Seal(b)); err != nil {
 		return err
 	}
 	return a.rules.log.Compact(from)

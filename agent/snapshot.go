@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/gossip"
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // membersFile remembers the gossip addresses of the members last seen
@@ -23,7 +24,7 @@ func (a *Agent) saveMembersLoop() {
 		idx := a.table.Index()
 		if addrs := a.aliveAddrs(); !slices.Equal(addrs, saved) && len(addrs) > 0 {
 			b, _ := json.Marshal(addrs)
-			if err := writeFileAtomic(filepath.Join(a.cfg.DataDir, membersFile), b); err != nil {
+			if err := atomicfile.Write(filepath.Join(a.cfg.DataDir, membersFile), b); err != nil {
 				a.log.Error("saving known members to the data dir failed", "err", err)
 			} else {
 				saved = addrs

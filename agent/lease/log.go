@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -285,46 +284,9 @@ func readLeaseLog(path string, after uint64) (entries []logEntry, good int64, se
 	return entries, good, seq, damaged, lost, nil
 }
 
-// replaceFile writes, syncs, renames, then syncs the directory, so a
-// crash leaves the old file or the new one, whole, and once it returns
-// the new one even through the host's crash: the rename is a change of
-// the directory, which the file's own fsync does not cover.
-func replaceFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
 // syncFile fsyncs the log; a variable so tests can make it fail as a
 // failing disk does.
 var syncFile = (*os.File).Sync
-
-// syncDir fsyncs directory dir, making the renames and new files in it
-// durable. A variable so tests can see it called.
-var syncDir = func(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
-}
 
 // bootID names this boot of the host ("" where the kernel does not say):
 // leases saved under another boot belong to processes that are gone.

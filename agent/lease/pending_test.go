@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/internal/atomicfile"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -104,8 +105,8 @@ func (l *leaseLog) syncsForTest() uint64 {
 func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 	dir := t.TempDir()
 	a := leaseAgent(t, dir)
-	realSync, realDir := syncFile, syncDir
-	t.Cleanup(func() { syncFile, syncDir = realSync, realDir })
+	realSync, realDir := syncFile, atomicfile.SyncDir
+	t.Cleanup(func() { syncFile, atomicfile.SyncDir = realSync, realDir })
 	eio := errors.New("input/output error")
 	hold := func(name, addr string) error {
 		t.Helper()
@@ -124,11 +125,11 @@ func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 	if got, want := restored(t, dir), []string{"a=10.0.0.1:1"}; !slices.Equal(got, want) {
 		t.Fatalf("a restart restores %v, want %v", got, want)
 	}
-	syncDir = func(string) error { return eio }
+	atomicfile.SyncDir = func(string) error { return eio }
 	if err := hold("b", "10.0.0.2:1"); err == nil {
 		t.Fatal("with neither the log nor a snapshot synced, Wait says the change is on disk")
 	}
-	syncFile, syncDir = realSync, realDir
+	syncFile, atomicfile.SyncDir = realSync, realDir
 	if err := hold("c", "10.0.0.3:1"); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // A restart whose snapshot cannot be written (a full disk) still knows
@@ -22,10 +24,10 @@ func TestWithdrawalAfterARestartThatCouldNotSnapshotIsSaved(t *testing.T) {
 	putBroker(a, "b", "10.0.0.2:1", time.Time{})
 	a.leases.log.close()
 
-	real := syncDir
-	syncDir = func(string) error { return errors.New("no space left on device") }
+	real := atomicfile.SyncDir
+	atomicfile.SyncDir = func(string) error { return errors.New("no space left on device") }
 	a = leaseAgent(t, dir) // the restart's snapshot fails
-	syncDir = real
+	atomicfile.SyncDir = real
 	if got, want := a.leases.Leases(), 2; len(got) != want {
 		t.Fatalf("restored %d leases, want %d", len(got), want)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/internal/atomicfile"
 	"github.com/namecast/namecast/internal/sealed"
 	"github.com/namecast/namecast/routes"
 )
@@ -305,7 +306,7 @@ func (ls *Store) compactLeases() error {
 	b, err := json.Marshal(body)
 	if err == nil {
 		b = sealed.Seal(b)
-		err = replaceFile(path, b)
+		err = atomicfile.Write(path, b)
 	}
 	if err == nil {
 		err = ls.log.reset()
