@@ -103,7 +103,7 @@ func TestApplicationInstancesAreNacosInstances(t *testing.T) {
 		Data: routes.CuratorInstanceJSON("demo-app", "zk-1", "10.0.0.6", 20881, zkMeta, 1)}
 	reg.Apply([]routes.Record{{Znode: &z}}, nil)
 	var push nacoswire.NotifySubscriberRequest
-	c.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	c.NextPush(nacoswire.TypeNotifySubscriber, &push)
 	h := push.ServiceInfo.Hosts
 	if len(h) != 2 || h[1].IP != "10.0.0.6" || h[1].Metadata["id"] != "zk-1" || h[1].Metadata[routes.MetadataRevisionKey] != "111" {
 		t.Fatalf("pushed hosts %+v", h)
@@ -149,11 +149,11 @@ func TestMappingConfigIsTheServiceNameMapping(t *testing.T) {
 		t.Fatal("the mapping is a config record as well")
 	}
 	var push nacoswire.ConfigChangeNotifyRequest
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 
 	far := routes.Znode{Path: "/dubbo/mapping/demo.Api", Part: "far", Data: []byte("other-app"), Stamp: reg.t.Stamp()}
 	reg.ApplyRules([]routes.Record{{Znode: &far}}, nil)
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	if push.DataID != "demo.Api" || push.Group != "mapping" {
 		t.Fatalf("push %+v", push)
 	}

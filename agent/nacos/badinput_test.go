@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/namecast/namecast/agent/nacos/nacostest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/routes"
 )
@@ -26,14 +27,14 @@ func TestBadPayloadsGetErrorResponses(t *testing.T) {
 		{"oversized", huge, nacoswire.ErrInvalidParam},
 		{"compressed", []byte{1, 0, 0, 0, 0}, nacoswire.ErrInvalidParam},
 		{"body not JSON", nacoswire.AppendMessage(nil, (&nacoswire.Payload{Type: nacoswire.TypeInstance, Body: []byte("{")}).Marshal()), nacoswire.ErrInvalidParam},
-		{"unknown type", frame("NoSuchRequest", nacoswire.Request{}), nacoswire.ErrNoHandler},
-		{"bad service name", frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "a/b", dubboInst("10.0.0.1", 1))), nacoswire.ErrInvalidParam},
-		{"bad ip", frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "svc", dubboInst("", 1))), nacoswire.ErrInvalidParam},
-		{"bad port", frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "svc", dubboInst("10.0.0.1", 70000))), nacoswire.ErrInvalidParam},
-		{"config too large", frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"),
+		{"unknown type", nacostest.Frame("NoSuchRequest", nacoswire.Request{}), nacoswire.ErrNoHandler},
+		{"bad service name", nacostest.Frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "a/b", dubboInst("10.0.0.1", 1))), nacoswire.ErrInvalidParam},
+		{"bad ip", nacostest.Frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "svc", dubboInst("", 1))), nacoswire.ErrInvalidParam},
+		{"bad port", nacostest.Frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "svc", dubboInst("10.0.0.1", 70000))), nacoswire.ErrInvalidParam},
+		{"config too large", nacostest.Frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"),
 			Content: strings.Repeat("x", MaxConfigContent+1)}), nacoswire.ErrInvalidParam},
-		{"bad data id", frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a b"), Content: "x"}), nacoswire.ErrInvalidParam},
-		{"page size", frame(nacoswire.TypeServiceList, nacoswire.ServiceListRequest{PageSize: MaxPageSize + 1}), nacoswire.ErrInvalidParam},
+		{"bad data id", nacostest.Frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a b"), Content: "x"}), nacoswire.ErrInvalidParam},
+		{"page size", nacostest.Frame(nacoswire.TypeServiceList, nacoswire.ServiceListRequest{PageSize: MaxPageSize + 1}), nacoswire.ErrInvalidParam},
 	} {
 		p := c.callRaw(tc.body)
 		var r nacoswire.Response
@@ -52,7 +53,7 @@ func TestBadPayloadsGetErrorResponses(t *testing.T) {
 func TestRequestBeforeSetupIsUnregistered(t *testing.T) {
 	s, _ := startServer(t, func(c *Config) { c.SetupWait = 50_000_000 })
 	d := dialNoSetup(t, s)
-	p := d.callRaw(frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, dubboSvc, dubboInst("10.0.0.5", 1))))
+	p := d.callRaw(nacostest.Frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, dubboSvc, dubboInst("10.0.0.5", 1))))
 	var r nacoswire.Response
 	json.Unmarshal(p.Body, &r)
 	if p.Type != nacoswire.TypeErrorResponse || r.ErrorCode != nacoswire.ErrUnregistered {
@@ -67,14 +68,14 @@ func TestRefusedRuleWriteIsAnError(t *testing.T) {
 	full := fmt.Errorf("agent: %w", routes.ErrRulesFull)
 	reg.rulesErr.Store(&full)
 	c := dial(t, s)
-	p := c.callRaw(frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"), Content: "x"}))
+	p := c.callRaw(nacostest.Frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"), Content: "x"}))
 	var r nacoswire.Response
 	json.Unmarshal(p.Body, &r)
 	if p.Type != nacoswire.TypeErrorResponse || r.ErrorCode != nacoswire.ErrOverThreshold || !strings.Contains(r.Message, "rules limit") {
 		t.Fatalf("gRPC publish answered %s %+v", p.Type, r)
 	}
 	in := nacoswire.Instance{IP: "10.0.0.9", Port: 80, Weight: 1, Enabled: true}
-	p = c.callRaw(frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in)))
+	p = c.callRaw(nacostest.Frame(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in)))
 	json.Unmarshal(p.Body, &r)
 	if r.ErrorCode != nacoswire.ErrOverThreshold {
 		t.Fatalf("persistent register answered %s %+v", p.Type, r)

@@ -29,7 +29,7 @@ func TestConfigPublishCASListenRemove(t *testing.T) {
 	c.call(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("app.properties"), Content: "a=1"}, &r)
 	mustOK(t, "publish", r)
 	var push nacoswire.ConfigChangeNotifyRequest
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	if push.DataID != "app.properties" || push.Group != "dubbo" {
 		t.Fatalf("push %+v", push)
 	}
@@ -43,7 +43,7 @@ func TestConfigPublishCASListenRemove(t *testing.T) {
 	}
 	c.call(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("app.properties"), Content: "a=2", CasMD5: md5Hex("a=1")}, &r)
 	mustOK(t, "CAS publish", r)
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	l.call(nacoswire.TypeConfigBatchListen, nacoswire.ConfigBatchListenRequest{Listen: true,
 		ConfigListenContexts: []nacoswire.ConfigListenContext{{DataID: "app.properties", Group: "dubbo", MD5: md5Hex("a=1")}}}, &lr)
 	if len(lr.ChangedConfigs) != 1 {
@@ -51,7 +51,7 @@ func TestConfigPublishCASListenRemove(t *testing.T) {
 	}
 	c.call(nacoswire.TypeConfigRemove, nacoswire.ConfigRemoveRequest{ConfigRequest: cfgReq("app.properties")}, &r)
 	mustOK(t, "remove", r)
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	c.call(nacoswire.TypeConfigQuery, nacoswire.ConfigQueryRequest{ConfigRequest: cfgReq("app.properties")}, &q)
 	if q.ErrorCode != nacoswire.ConfigNotFound {
 		t.Fatalf("removed config answered %+v", q)

@@ -67,7 +67,7 @@ func TestGRPCConnectionsPastMaxConnsAreRefused(t *testing.T) {
 	if !strings.Contains(logs.String(), "MaxConns reached") {
 		t.Errorf("no log line said why the connection was refused; logs:\n%s", logs.String())
 	}
-	held.close()
+	held.Close()
 	testutil.Eventually(t, 10*time.Second, func() error {
 		line, err := ask()
 		if err != nil {

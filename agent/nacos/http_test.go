@@ -89,7 +89,7 @@ func TestHTTPConfigs(t *testing.T) {
 		t.Fatalf("publish: %d %s", code, body)
 	}
 	var push nacoswire.ConfigChangeNotifyRequest
-	l.nextPush(nacoswire.TypeConfigChangeNotify, &push)
+	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	if code, body := do(t, s, "GET", "/nacos/v1/cs/configs", cfg); code != 200 || body != "x: 1" {
 		t.Fatalf("get: %d %s", code, body)
 	}

@@ -131,12 +131,12 @@ func TestSubscriberNotifiedAndDeadClientWithdrawn(t *testing.T) {
 	prov.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, dubboSvc, dubboInst("10.0.0.5", 20880)), &resp)
 	mustOK(t, "register", resp.Response)
 	var push nacoswire.NotifySubscriberRequest
-	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	sub.NextPush(nacoswire.TypeNotifySubscriber, &push)
 	if len(push.ServiceInfo.Hosts) != 1 || push.ServiceInfo.LastRefTime <= sresp.ServiceInfo.LastRefTime {
 		t.Fatalf("push %+v after %+v", push.ServiceInfo, sresp.ServiceInfo)
 	}
-	prov.kill()
-	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	prov.Kill()
+	sub.NextPush(nacoswire.TypeNotifySubscriber, &push)
 	if len(push.ServiceInfo.Hosts) != 0 {
 		t.Fatalf("push after the provider died: %+v", push.ServiceInfo.Hosts)
 	}
@@ -154,7 +154,7 @@ func TestInstanceStaysWhileAnyConnectionHoldsIt(t *testing.T) {
 		c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, dubboSvc, dubboInst("10.0.0.5", 20880)), &resp)
 		mustOK(t, "register", resp.Response)
 	}
-	a.kill()
+	a.Kill()
 	testutil.Eventually(t, 5*time.Second, func() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -184,7 +184,7 @@ func TestPersistentInstanceIsARule(t *testing.T) {
 	if len(rules) != 1 || !strings.Contains(rules[0].Rec.URL.URL, "nacos.persistent=true") {
 		t.Fatalf("rules %+v", rules)
 	}
-	c.close()
+	c.Close()
 	in.Weight = 5 // a re-registration replaces it
 	d := dial(t, s)
 	d.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in), &resp)
@@ -213,11 +213,11 @@ func TestStreamOutlivesPushDeadline(t *testing.T) {
 	}
 	var push nacoswire.NotifySubscriberRequest
 	put(1)
-	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	sub.NextPush(nacoswire.TypeNotifySubscriber, &push)
 	quiet := time.NewTimer(3 * s.cfg.WriteTimeout) // longer than the deadline, by a clock, not a poll
 	<-quiet.C
 	put(2)
-	sub.nextPush(nacoswire.TypeNotifySubscriber, &push)
+	sub.NextPush(nacoswire.TypeNotifySubscriber, &push)
 	if len(push.ServiceInfo.Hosts) != 2 {
 		t.Fatalf("second push %+v", push.ServiceInfo.Hosts)
 	}
