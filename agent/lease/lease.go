@@ -54,6 +54,17 @@
 // deadline up to that much earlier than the door last set: it can only
 // expire early, never live longer than its client asked.
 //
+// # A record more than one lease holds
+//
+// A record may be held by leases of several doors at once (a URL a
+// ZooKeeper session created and an HTTP registration holds too). A Hold
+// that changes such a record writes every other lease covering it with
+// the new record, in the same log entry (othersHolding), so whichever
+// lease a restart reads last, the record comes back as last
+// acknowledged. Two doors changing one record at the same moment are
+// ordered by their own locks, not one: what each saves is the table as
+// its Wait found it.
+//
 // # What a lease covers
 //
 // A lease covers its Keys exactly, and everything under its Prefixes,

@@ -78,9 +78,13 @@ const maxLeaseEntry = 64 << 20
 // they are now, or a lease gone. Seq orders entries across compactions: a
 // snapshot holds every entry up to its Seq.
 type logEntry struct {
-	Seq  uint64          `json:"seq"`
-	Put  json.RawMessage `json:"put,omitempty"` // a leaseBody
-	Drop *leaseRef       `json:"drop,omitempty"`
+	Seq uint64          `json:"seq"`
+	Put json.RawMessage `json:"put,omitempty"` // a leaseBody
+	// Also are other leases written with Put, as one change: those that
+	// cover a record Put changes (Hold), so that every lease holding a
+	// record comes back with it as last acknowledged.
+	Also []json.RawMessage `json:"also,omitempty"`
+	Drop *leaseRef         `json:"drop,omitempty"`
 }
 
 type leaseRef struct {

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/namecast/namecast/routes"
@@ -56,9 +57,11 @@ type pendingHold struct {
 // disk (Hold, Drop, Forget); Wait returns once it is. The zero Saving has
 // nothing to wait for.
 type Saving struct {
-	ls  *Store
-	k   string // Hold's lease: Wait saves the records the door applied, if they differ
-	seq uint64 // the log entry to wait for
+	ls *Store
+	// keys are Hold's leases (its own, and those it wrote with it): Wait
+	// saves the records the door applied, where they differ.
+	keys []string
+	seq  uint64 // the log entry to wait for
 }
 
 // Wait returns once the change is on disk; an error means it is not, and
@@ -71,8 +74,8 @@ func (sv Saving) Wait() error {
 		return nil
 	}
 	seq := sv.seq
-	if sv.k != "" {
-		seq = max(seq, ls.settle(sv.k, sv.seq))
+	for _, k := range sv.keys {
+		seq = max(seq, ls.settle(k, sv.seq))
 	}
 	if seq == 0 {
 		return nil // nothing written
@@ -168,19 +171,120 @@ func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 		return Saving{}, ls.PutLease(l)
 	}
 	seq := ls.localSeq()
-	wseq, err := ls.appendLeaseEntry(logEntry{Put: body})
+	others, err := ls.othersHolding(k, recs)
 	if err != nil {
 		return Saving{}, err
 	}
+	e := logEntry{Put: body}
+	for _, o := range others {
+		e.Also = append(e.Also, o.body)
+	}
+	wseq, err := ls.appendLeaseEntry(e)
+	if err != nil {
+		return Saving{}, err
+	}
+	keys := []string{k}
 	ls.mu.Lock()
 	ls.m[k] = l
 	ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h, wseq: wseq}
 	ls.pending[k] = pendingHold{seq: wseq, recs: b, hash: h}
 	delete(ls.lazy, k)
 	delete(ls.dropLater, k)
+	for _, o := range others {
+		ls.saved[o.k] = savedState{deadline: o.deadline, seq: seq, hash: o.hash, wseq: wseq}
+		delete(ls.lazy, o.k)
+		if p, held := ls.pending[o.k]; held {
+			// Its own door has yet to apply and wait: its Wait settles it.
+			ls.pending[o.k] = pendingHold{seq: p.seq, recs: o.recs, hash: o.hash}
+			continue
+		}
+		ls.pending[o.k] = pendingHold{seq: wseq, recs: o.recs, hash: o.hash}
+		keys = append(keys, o.k)
+	}
 	ls.mu.Unlock()
 	ls.compactIfLarge()
-	return Saving{ls: ls, k: k, seq: wseq}, nil
+	return Saving{ls: ls, keys: keys, seq: wseq}, nil
+}
+
+// otherHold is a lease written with another's Hold, which changes a
+// record it covers too.
+type otherHold struct {
+	k        string
+	deadline time.Time
+	body     json.RawMessage // its leaseBody
+	recs     json.RawMessage
+	hash     uint64
+}
+
+// othersHolding lists the leases other than k that cover a record recs
+// change (one already in the table, held differently), with their
+// records as they will be once recs are applied, where those differ from
+// what the files hold: a record two holders share must come back from a
+// crash as last acknowledged, whichever of them changed it last (a URL a
+// ZooKeeper session created and an HTTP registration holds too), not as
+// the one whose lease the restore happens to read last. saveMu held.
+func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, error) {
+	var changed []routes.Record
+	for _, r := range recs {
+		old, ok := ls.table.LocalRecord(r.Key())
+		if !ok {
+			continue // new here: no other lease holds a value of it
+		}
+		ob, err1 := json.Marshal(old)
+		nb, err2 := json.Marshal(r)
+		if err1 != nil || err2 != nil || string(ob) != string(nb) {
+			changed = append(changed, r)
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	type cand struct {
+		k       string
+		l       Lease
+		pending json.RawMessage
+		saved   uint64
+	}
+	var cands []cand
+	ls.mu.Lock()
+	for ok, o := range ls.m {
+		if ok == k {
+			continue
+		}
+		for _, r := range changed {
+			if o.Covers(r.Key()) {
+				cands = append(cands, cand{k: ok, l: o, pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
+				break
+			}
+		}
+	}
+	ls.mu.Unlock()
+	var out []otherHold
+	for _, c := range cands {
+		puts := changed
+		if c.pending != nil {
+			// Held, not applied yet: its records are what it held.
+			var held []routes.Record
+			if err := json.Unmarshal(c.pending, &held); err != nil {
+				return nil, fmt.Errorf("cannot read the held records of lease %s/%s: %w", c.l.Door, c.l.ID, err)
+			}
+			puts = append(held, changed...)
+		}
+		b, err := json.Marshal(c.l.RecordsAfter(ls.table, puts, nil))
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode the records of lease %s/%s: %w", c.l.Door, c.l.ID, err)
+		}
+		h := hashBytes(b)
+		if h == c.saved {
+			continue
+		}
+		body, err := json.Marshal(leaseBody{Lease: c.l, Records: b})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, otherHold{k: c.k, deadline: c.l.Deadline, body: body, recs: b, hash: h})
+	}
+	return out, nil
 }
 
 // Drop writes the removal of a lease before the door withdraws its

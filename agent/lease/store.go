@@ -406,19 +406,21 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 	for _, e := range entries {
 		switch {
 		case e.Put != nil:
-			var sl savedLease
-			if err := json.Unmarshal(e.Put, &sl); err != nil {
-				dmg.entries++
-				lost = max(lost, e.Seq)
-				continue
-			}
-			k := leaseKey(sl.Door, sl.ID)
-			if i, ok := byKey[k]; ok {
-				leases[i], written[i] = sl, e.Seq
-			} else {
-				byKey[k] = len(leases)
-				leases = append(leases, sl)
-				written = append(written, e.Seq)
+			for _, put := range append([]json.RawMessage{e.Put}, e.Also...) {
+				var sl savedLease
+				if err := json.Unmarshal(put, &sl); err != nil {
+					dmg.entries++
+					lost = max(lost, e.Seq)
+					continue
+				}
+				k := leaseKey(sl.Door, sl.ID)
+				if i, ok := byKey[k]; ok {
+					leases[i], written[i] = sl, e.Seq
+				} else {
+					byKey[k] = len(leases)
+					leases = append(leases, sl)
+					written = append(written, e.Seq)
+				}
 			}
 		case e.Drop != nil:
 			if i, ok := byKey[leaseKey(e.Drop.Door, e.Drop.ID)]; ok {
