@@ -138,3 +138,33 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf("after --: exit %d, asked %s", r.code, f.last(t).path)
 	}
 }
+
+// The command list names every subcommand a command has: it showed
+// `register broker|url` long after `register instance` was added, and
+// `watch route|services|members` without `apps`.
+func TestUsageNamesEverySubcommand(t *testing.T) {
+	usage := ok(t, "--help")
+	checked := 0
+	for _, cmd := range commands() {
+		if cmd.name == "agent" || !strings.Contains(run(t, "", cmd.name, "--help").stdout, "SUBCOMMAND --help") {
+			continue // no subcommands (and without arguments, agent runs one, leave asks one to leave)
+		}
+		r := run(t, "", cmd.name)
+		_, subs, found := strings.Cut(r.stderr, "Use one of: ")
+		if !found {
+			continue // no subcommands
+		}
+		subs, _, _ = strings.Cut(subs, "\n")
+		want := strings.ReplaceAll(subs, ", ", "|")
+		checked++
+		if cmd.args != want {
+			t.Errorf("namecast --help lists `%s %s`; its subcommands are %s", cmd.name, cmd.args, want)
+		}
+		if !strings.Contains(usage, cmd.name+" "+want) {
+			t.Errorf("namecast --help lacks `%s %s`:\n%s", cmd.name, want, usage)
+		}
+	}
+	if checked < 4 {
+		t.Errorf("found %d commands with subcommands, want watch, register, unregister and keys", checked)
+	}
+}
