@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/namecast/namecast/internal/atomicfile"
 )
 
 // cacheVersion is the format of the cache file; a file of another version
@@ -158,38 +160,16 @@ func (c *cacheFile) flush() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.path, b); err != nil {
+	// A reader (or a crash) sees the old file or the new one, never part
+	// of one.
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return fmt.Errorf("namecast: writing cache file: %w", err)
+	}
+	if err := atomicfile.Write(c.path, b); err != nil {
 		return fmt.Errorf("namecast: writing cache file: %w", err)
 	}
 	c.mu.Lock()
 	c.saved = changes
 	c.mu.Unlock()
 	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader (or a crash) sees the old file or the
-// new one, never part of one.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,6 +1,7 @@
 // Package atomicfile replaces a file whole, durably: the one way the
 // agent's data dir (rules.json, a compacted rules.log, keyring.json, the
-// incarnation, members.json, leases.json) swaps in a file's new content.
+// incarnation, members.json, leases.json) and the client's registry cache
+// file swap in a file's new content.
 //
 // Write writes the data to a temporary file beside the target (so the
 // rename stays within one directory and one file system), fsyncs it,
