@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/memberlist"
 
 	"github.com/namecast/namecast/agent/nacos"
+	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/internal/memlimit"
 )
@@ -81,6 +82,13 @@ type Config struct {
 	// Every client on this host shares 127.0.0.1, so a host with more
 	// ZooKeeper clients needs more; negative: no bound.
 	ZooKeeperMaxClientConns int `json:"zookeeper_max_client_conns"`
+	// RocketMQMaxConns bounds the RocketMQ connections open at once, and
+	// RocketMQMaxConnsPerIP those from one client IP; 0: the defaults,
+	// 10,000 and 1,000; negative: no bound. A RocketMQ client process
+	// keeps one connection to its NameServer, so these stop a flood, not
+	// real use; every client on this host shares 127.0.0.1.
+	RocketMQMaxConns      int `json:"rocketmq_max_conns"`
+	RocketMQMaxConnsPerIP int `json:"rocketmq_max_conns_per_ip"`
 	// NacosGrace is how long the ephemeral instances of a Nacos gRPC
 	// connection that closed (its process exited or was killed, or the
 	// agent restarted) stay: a client that reconnects and re-registers
@@ -257,6 +265,12 @@ func (c *Config) validate() error {
 	}
 	if c.RulesLimit == 0 {
 		c.RulesLimit = DefaultRulesLimit
+	}
+	if c.RocketMQMaxConns == 0 {
+		c.RocketMQMaxConns = rocketmq.DefaultMaxConns
+	}
+	if c.RocketMQMaxConnsPerIP == 0 {
+		c.RocketMQMaxConnsPerIP = rocketmq.DefaultMaxConnsPerIP
 	}
 	if host, _, _ := splitHostPort(c.HTTPAddr); !isLoopback(host) && c.HTTPToken == "" && !c.HTTPInsecure {
 		return fmt.Errorf("--http %s is reachable from the network: set --http-token for write calls, or --http-insecure to allow anyone to register", c.HTTPAddr)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 )
 
@@ -23,6 +24,10 @@ func TestConfigShowsDefaultsInForce(t *testing.T) {
 	}
 	if got := time.Duration(c.ZooKeeperGrace); got != DefaultZooKeeperGrace {
 		t.Errorf("zookeeper_grace = %v, want the default %v", got, DefaultZooKeeperGrace)
+	}
+	if c.RocketMQMaxConns != rocketmq.DefaultMaxConns || c.RocketMQMaxConnsPerIP != rocketmq.DefaultMaxConnsPerIP {
+		t.Errorf("rocketmq_max_conns = %d, rocketmq_max_conns_per_ip = %d; want the defaults %d and %d",
+			c.RocketMQMaxConns, c.RocketMQMaxConnsPerIP, rocketmq.DefaultMaxConns, rocketmq.DefaultMaxConnsPerIP)
 	}
 	if got := time.Duration(c.NacosGrace); got != DefaultNacosGrace {
 		t.Errorf("nacos_grace = %v, want the default %v", got, DefaultNacosGrace)

@@ -12,10 +12,12 @@ func (a *Agent) startRocketMQ() error {
 		return nil
 	}
 	srv, err := rocketmq.NewServer(rocketmq.Config{
-		Addr:    addr,
-		Host:    a.host.For("rocketmq"),
-		Logger:  a.cfg.Logger.With("node", a.cfg.NodeName),
-		Metrics: a.metrics,
+		Addr:          addr,
+		MaxConns:      a.cfg.RocketMQMaxConns,
+		MaxConnsPerIP: a.cfg.RocketMQMaxConnsPerIP,
+		Host:          a.host.For("rocketmq"),
+		Logger:        a.cfg.Logger.With("node", a.cfg.NodeName),
+		Metrics:       a.metrics,
 	})
 	if err != nil {
 		return err

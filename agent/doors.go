@@ -31,9 +31,10 @@ import (
 // RocketMQ, ZooKeeper and Nacos gRPC doors: it refuses a connection past
 // the door's bound, in the door's words (ZooKeeper: MaxClientConns from
 // one client IP, 60 by default, as its maxClientCnxns; Nacos gRPC:
-// MaxConns in all; RocketMQ: none, as Java's NameServer has none), and its
-// Close is how the door's Close closes the listener and every connection.
-// The HTTP door's, and the Nacos door's HTTP port's, are net/http's.
+// MaxConns in all; RocketMQ: MaxConns in all, 10,000, and MaxConnsPerIP,
+// 1,000, where Java's NameServer has none), and its Close is how the
+// door's Close closes the listener and every connection. The HTTP door's,
+// and the Nacos door's HTTP port's, are net/http's.
 type door interface {
 	Serve(ln net.Listener) error
 	Addr() string

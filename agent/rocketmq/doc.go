@@ -91,7 +91,13 @@
 // another order than requests came (clients match them by opaque). Every
 // response is written whole under the connection's write lock. A frame that
 // fails to decode or exceeds the size cap closes the connection, as does
-// 120 s without a request.
+// 120 s without a request. A big frame is read only once its size is
+// reserved (inflight.go). At most Config.MaxConns connections are open at
+// once (10,000) and Config.MaxConnsPerIP from one client IP (1,000); a
+// connection past either is closed before it is read, with a log line and
+// the rocketmq.connections_refused counter. Java's NameServer bounds none,
+// but a client process keeps one connection to it, so these bound a flood,
+// not real use.
 //
 // # Concurrency
 //

@@ -17,8 +17,11 @@ const maxCountedCode = 1024
 type requestStats struct {
 	byCode      [maxCountedCode + 1]atomic.Uint64
 	frameErrors atomic.Uint64
-	flushed     [maxCountedCode + 1]uint64 // housekeeping goroutine only
-	flushedErrs uint64
+	// refusedConns counts connections refused for a bound (server.go).
+	refusedConns atomic.Uint64
+	flushed      [maxCountedCode + 1]uint64 // housekeeping goroutine only
+	flushedErrs  uint64
+	flushedRefs  uint64
 }
 
 func (st *requestStats) count(code int) {
@@ -48,6 +51,10 @@ func (s *Server) flushMetrics() {
 	if n := st.frameErrors.Load(); n != st.flushedErrs {
 		m.IncrCounter([]string{"rocketmq", "frame_errors"}, float32(n-st.flushedErrs))
 		st.flushedErrs = n
+	}
+	if n := st.refusedConns.Load(); n != st.flushedRefs {
+		m.IncrCounter([]string{"rocketmq", "connections_refused"}, float32(n-st.flushedRefs))
+		st.flushedRefs = n
 	}
 	m.SetGauge([]string{"rocketmq", "connections"}, float32(s.conns.Len()))
 	m.SetGauge([]string{"rocketmq", "live_brokers"}, float32(s.brokers.len()))

@@ -24,6 +24,16 @@ const (
 	DefaultBrokerTimeout = 120 * time.Second
 	DefaultScanInterval  = 5 * time.Second
 	DefaultWriteTimeout  = 30 * time.Second
+	// DefaultMaxConns and DefaultMaxConnsPerIP bound the connections open
+	// at once, in all and from one client IP. Java's NameServer bounds
+	// none, but its clients open few: a client process (its
+	// MQClientInstance, shared by its producers and consumers) keeps one
+	// connection to the NameServer it chose, a broker one to each, so a
+	// host with a broker and a few dozen client processes opens a few
+	// dozen. The bounds stop a flood (a runaway or hostile client opening
+	// connections until the agent runs out of file descriptors), not use.
+	DefaultMaxConns      = 10000
+	DefaultMaxConnsPerIP = 1000
 )
 
 // Config configures a Server. Zero fields take the defaults above.
@@ -56,6 +66,14 @@ type Config struct {
 	// WriteTimeout bounds one write to a peer; a peer that stops reading its
 	// responses is disconnected after it.
 	WriteTimeout time.Duration
+	// MaxConns bounds the connections open at once (default
+	// DefaultMaxConns), MaxConnsPerIP those from one client IP (default
+	// DefaultMaxConnsPerIP; every client on the agent's host shares
+	// 127.0.0.1); negative: no bound. A connection past either is closed
+	// before anything is read from it, logged and counted
+	// (rocketmq.connections_refused).
+	MaxConns      int
+	MaxConnsPerIP int
 	// Host is the agent's host (package host): required.
 	Host host.Host
 	// Logger gets structured logs with component=rocketmq; nil discards.
@@ -79,6 +97,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxFrame < 1024 {
 		return fmt.Errorf("rocketmq: MaxFrame %d is too small for any registration; use at least 1024 (default 16 MiB)", c.MaxFrame)
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxConnsPerIP == 0 {
+		c.MaxConnsPerIP = DefaultMaxConnsPerIP
 	}
 	if c.InFlight <= 0 {
 		c.InFlight = 4 * int64(c.MaxFrame)
@@ -112,8 +136,12 @@ type Server struct {
 	ctx     context.Context // done at Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup    // the loops but the accept loop (conns owns that)
-	conns   *conns.Set[*conn] // the connections: accepted, served, closed at Close
+	conns   *conns.Set[*conn] // the connections: accepted within the bounds, served, closed at Close
 	closing atomic.Bool       // set first thing in Close: no more unregistrations
+
+	// lastRefusedWarn is the unix ms of the last log line about a
+	// connection refused for MaxConns ([0]) and for MaxConnsPerIP ([1]).
+	lastRefusedWarn [2]atomic.Int64
 
 	brokers  brokerTable
 	commands *command.Inbox // admin writes other agents sent here (commands.go)
@@ -141,9 +169,8 @@ func NewServer(cfg Config) (*Server, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		inflight: newBudget(cfg.InFlight),
-		// Java's NameServer bounds no connections; nor does this door.
-		conns: conns.New[*conn](conns.Config{Logger: cfg.Logger}),
 	}
+	s.conns = conns.New[*conn](conns.Config{Total: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP, Refused: s.refused, Logger: s.log})
 	s.commands = s.newInbox()
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
@@ -205,6 +232,22 @@ func (s *Server) Close() error {
 	err := s.conns.Close()
 	s.wg.Wait()
 	return err
+}
+
+// refused counts a connection refused for MaxConns or MaxConnsPerIP and
+// says so, now and again: for each bound the first, then at most one line
+// per 10 s.
+func (s *Server) refused(r conns.Refusal) {
+	s.stats.refusedConns.Add(1)
+	bound, advice, last := "MaxConns: connections in all", "rocketmq_max_conns", &s.lastRefusedWarn[0]
+	if r.PerIP {
+		bound, advice, last = "MaxConnsPerIP: connections from one client IP", "rocketmq_max_conns_per_ip", &s.lastRefusedWarn[1]
+	}
+	if t := last.Load(); t == 0 || time.Since(time.UnixMilli(t)) > 10*time.Second {
+		last.Store(time.Now().UnixMilli())
+		s.log.Warn("too many connections; closing new ones ("+bound+"; raise "+advice+" in the agent's config file if these are real clients)",
+			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
+	}
 }
 
 // goOwned runs f on a goroutine Close waits for.

@@ -38,9 +38,15 @@ func Dial(addr string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewClient(nc), nil
+}
+
+// NewClient talks over nc, a connection to a NameServer dialled another
+// way (from a chosen local address, say); Close closes it.
+func NewClient(nc net.Conn) *Client {
 	c := &Client{nc: nc, pending: map[int32]chan *remoting.Command{}, done: make(chan struct{})}
 	go c.readLoop()
-	return c, nil
+	return c
 }
 
 func (c *Client) readLoop() {
