@@ -15,10 +15,10 @@
 //     topic's route ordered nearest first.
 //   - Ready says whether the first sync with the cluster is done, so an
 //     empty answer means "none" rather than "not learned yet".
-//   - Hold, PutLease, Drop, DropLease, Forget and RestoredLeases hold a
-//     client's records across the agent's restart (package lease); an
-//     error means the data dir could not save the change, and the door
-//     refuses it. Hold and Drop write before the door changes anything
+//   - Hold, HoldAll, PutLease, Drop, DropLease, Forget, Undo and
+//     RestoredLeases hold a client's records across the agent's restart
+//     (package lease); an error means the data dir could not save the
+//     change, and the door refuses it. Hold and Drop write before the door changes anything
 //     and return a lease.Saving the door waits for outside its own lock,
 //     so concurrent writers share one fsync.
 //
@@ -206,6 +206,13 @@ func (h *Local) DropLease(door, id string) error { return h.leases.DropLease(doo
 
 // Forget forgets a lease whose client let go (lease.Store.Forget).
 func (h *Local) Forget(door, id string) lease.Saving { return h.leases.Forget(door, id) }
+
+// HoldAll is Hold and Drop of several leases as one change
+// (lease.Store.HoldAll).
+func (h *Local) HoldAll(cs []lease.Change) (lease.Saving, error) { return h.leases.HoldAll(cs) }
+
+// Undo puts back what a HoldAll changed (lease.Store.Undo).
+func (h *Local) Undo(cs []lease.Change) (lease.Saving, error) { return h.leases.Undo(cs) }
 
 // RestoredLeases hands a door the leases restored at start (lease.Holder).
 func (h *Local) RestoredLeases(door string) []lease.Lease { return h.leases.RestoredLeases(door) }

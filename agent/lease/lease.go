@@ -209,6 +209,13 @@ type Holder interface {
 	Forget(door, id string) Saving
 	// RestoredLeases hands a door the leases restored at start (step 3).
 	RestoredLeases(door string) []Lease
+	// HoldAll is Hold and Drop of several leases as one change, written
+	// whole or not at all.
+	HoldAll(cs []Change) (Saving, error)
+	// Undo puts back what a HoldAll changed when the rest of the door's
+	// change failed; it cannot be refused (see Store.Undo), and an error
+	// says the files hold the refused change until the next snapshot.
+	Undo(cs []Change) (Saving, error)
 }
 
 // RecordsAfter is what Records will return once puts and deletes are

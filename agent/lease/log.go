@@ -85,6 +85,8 @@ type logEntry struct {
 	// record comes back with it as last acknowledged.
 	Also []json.RawMessage `json:"also,omitempty"`
 	Drop *leaseRef         `json:"drop,omitempty"`
+	// Drops are leases gone with the puts (HoldAll), as one change.
+	Drops []leaseRef `json:"drops,omitempty"`
 }
 
 type leaseRef struct {
@@ -181,6 +183,16 @@ func (l *leaseLog) healthy() error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	return l.broken
+}
+
+// diverge makes the log refuse entries until the next snapshot, as a
+// failed fsync does: what it holds is no longer what is held (Undo).
+func (l *leaseLog) diverge(err error) {
+	l.syncMu.Lock()
+	if l.broken == nil {
+		l.broken = fmt.Errorf("the lease log holds a change that was refused and could not be undone (%v): no registration is saved until the next snapshot is written", err)
+	}
+	l.syncMu.Unlock()
 }
 
 // markSynced records that everything written is on disk (a snapshot

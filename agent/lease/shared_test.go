@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/namecast/namecast/routes"
@@ -47,5 +48,36 @@ func TestChangeOfARecordTwoLeasesHoldSurvivesACrash(t *testing.T) {
 		if !ok || r.Znode == nil || string(r.Znode.Data) != "revision=2" {
 			t.Fatalf("restart %d restored %s as %+v, want revision=2, acknowledged last", i+1, key, r)
 		}
+	}
+}
+
+// HoldAll writes several leases' changes as one log entry, puts and
+// drops, and a restart replays all of it: one lease changed, one gone.
+func TestHoldAllIsOneEntryAndReplays(t *testing.T) {
+	dir := t.TempDir()
+	a := leaseAgent(t, dir)
+	rec := func(name, addr string) routes.Record {
+		return routes.Record{Broker: &routes.Broker{Cluster: "c", Name: name, Addr: addr}}
+	}
+	ra, rb := rec("a", "10.0.0.1:1"), rec("b", "10.0.0.2:1")
+	la := Lease{Door: "test", ID: "a", Keys: []string{ra.Key()}}
+	lb := Lease{Door: "test", ID: "b", Keys: []string{rb.Key()}}
+	holdAndApply(t, a, la, ra)
+	holdAndApply(t, a, lb, rb)
+	before := a.leases.log.seq
+	ra2 := rec("a", "10.0.0.9:1")
+	sv, err := a.leases.HoldAll([]Change{{Lease: la, Recs: []routes.Record{ra2}}, {Lease: lb, Drop: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := a.leases.log.seq - before; n != 1 {
+		t.Errorf("HoldAll of two leases wrote %d log entries, want 1", n)
+	}
+	a.table.ApplyLocal([]routes.Record{ra2}, []string{rb.Key()})
+	if err := sv.Wait(); err != nil { // writes a's records as stamped by the table
+		t.Fatal(err)
+	}
+	if got, want := restored(t, dir), []string{"a=10.0.0.9:1"}; !slices.Equal(got, want) {
+		t.Fatalf("a restart restores %v, want %v", got, want)
 	}
 }

@@ -427,6 +427,11 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 				leases[i].Door = "" // dropped; skipped below
 			}
 		}
+		for _, d := range e.Drops {
+			if i, ok := byKey[leaseKey(d.Door, d.ID)]; ok {
+				leases[i].Door = ""
+			}
+		}
 	}
 	out := leases[:0]
 	for i, sl := range leases {
@@ -535,8 +540,9 @@ func (ls *Store) Unclaimed() []Lease {
 }
 
 // SaveLoop writes the leases whose deadline or state changed, coalescing
-// bursts, and the removals the disk refused (Forget), trying those again
-// every dropRetry until they are saved, until ctx is done. Only a store
+// bursts, and the removals the disk refused (Forget) and the snapshot a
+// refusing log needs (a failed fsync or Undo), trying those again every
+// dropRetry until they are saved, until ctx is done. Only a store
 // with a data dir needs it.
 func (ls *Store) SaveLoop(ctx context.Context) {
 	var retry <-chan time.Time
@@ -554,7 +560,7 @@ func (ls *Store) SaveLoop(ctx context.Context) {
 		}
 		ls.saveLazyLeases()
 		retry = nil
-		if !ls.saveDropsLater() {
+		if !ls.saveDropsLater() || !ls.resync() {
 			retry = time.After(dropRetry)
 		}
 	}

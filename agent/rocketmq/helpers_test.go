@@ -144,6 +144,25 @@ func (f *fakeRegistry) Hold(l lease.Lease, _ []routes.Record) (lease.Saving, err
 	return lease.Saving{}, f.PutLease(l)
 }
 
+// HoldAll is Hold and Drop of each.
+func (f *fakeRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
+	for _, c := range cs {
+		var err error
+		if c.Drop {
+			err = f.DropLease(c.Lease.Door, c.Lease.ID)
+		} else {
+			err = f.PutLease(c.Lease)
+		}
+		if err != nil {
+			return lease.Saving{}, err
+		}
+	}
+	return lease.Saving{}, nil
+}
+
+// Undo is HoldAll.
+func (f *fakeRegistry) Undo(cs []lease.Change) (lease.Saving, error) { return f.HoldAll(cs) }
+
 // Drop is DropLease before the records are withdrawn, as the agent's is.
 func (f *fakeRegistry) Drop(door, id string) (lease.Saving, error) {
 	return lease.Saving{}, f.DropLease(door, id)

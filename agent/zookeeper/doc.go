@@ -90,7 +90,11 @@
 // written (a full disk) answers SYSTEMERROR
 // (docs/protocols/zookeeper-wire.md §1.6) and changes nothing: not the
 // tree, the watches, the gossip or the session; a multi of deletes is all
-// or nothing. A closeSession that cannot be written is not acknowledged
+// or nothing: every operation is checked before any is applied, its
+// sessions' leases are one write, and when its rule delete is refused
+// after them they are written back (if even that fails, the lease log
+// takes nothing more until a snapshot of what is held is written, and
+// the door logs it at ERROR). A closeSession that cannot be written is not acknowledged
 // either: SYSTEMERROR, and the session lives on with its connection. An
 // expiry has nobody to answer and withdraws at once; a removal the disk
 // refuses is saved once it takes writes (until then a restart restores

@@ -49,9 +49,11 @@ func (f *fakeRegistry) DropLease(door, id string) error { return nil }
 func (f *fakeRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
 	return lease.Saving{}, nil
 }
-func (f *fakeRegistry) Drop(string, string) (lease.Saving, error) { return lease.Saving{}, nil }
-func (f *fakeRegistry) Forget(string, string) lease.Saving        { return lease.Saving{} }
-func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease  { return nil }
+func (f *fakeRegistry) Drop(string, string) (lease.Saving, error)    { return lease.Saving{}, nil }
+func (f *fakeRegistry) Forget(string, string) lease.Saving           { return lease.Saving{} }
+func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease     { return nil }
+func (f *fakeRegistry) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
+func (f *fakeRegistry) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
 
 // startServer runs a Server on a free port over a fresh table.
 func startServer(t testing.TB, tune ...func(*Config)) (*Server, *fakeRegistry) {

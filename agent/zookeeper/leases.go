@@ -73,14 +73,28 @@ func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *rout
 	if ss.ended {
 		return lease.Saving{}, errEnded
 	}
+	ch := s.keysChange(ss, keys, put)
+	sv, err := s.reg.HoldAll([]lease.Change{ch.Change})
+	if err != nil {
+		return lease.Saving{}, err
+	}
+	ch.set()
+	return sv, nil
+}
+
+// keysChange is ss's lease change once its ephemeral znodes are keys
+// (saveKeysLocked), and what set records of it in ss once saved.
+type keysChange struct {
+	lease.Change
+	set func()
+}
+
+// keysChange builds ss's lease change for keys. s.mu held.
+func (s *Server) keysChange(ss *session, keys map[string]struct{}, put *routes.Record) keysChange {
 	id := sessionLeaseID(ss.id)
 	if len(keys) == 0 {
-		sv, err := s.reg.Drop(door, id)
-		if err != nil {
-			return lease.Saving{}, err
-		}
-		ss.keys, ss.leaseState, ss.leaseKeys = keys, nil, nil
-		return sv, nil
+		return keysChange{Change: lease.Change{Lease: lease.Lease{Door: door, ID: id}, Drop: true},
+			set: func() { ss.keys, ss.leaseState, ss.leaseKeys = keys, nil, nil }}
 	}
 	sorted := sortedKeys(keys)
 	recs := make([]routes.Record, 0, len(sorted))
@@ -93,12 +107,9 @@ func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *rout
 	}
 	deadline := time.Now().Add(ss.timeout)
 	st := sessionState(ss, sorted)
-	sv, err := s.reg.Hold(lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}, recs)
-	if err != nil {
-		return lease.Saving{}, err
-	}
-	ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline
-	return sv, nil
+	l := lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}
+	return keysChange{Change: lease.Change{Lease: l, Recs: recs},
+		set: func() { ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline }}
 }
 
 // answer queues the reply to a write once what it changed is on disk:

@@ -54,6 +54,19 @@ func (f *leaseRegistry) Drop(door, id string) (lease.Saving, error) {
 	return lease.Saving{}, f.DropLease(door, id)
 }
 
+func (f *leaseRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
+	for _, c := range cs {
+		if c.Drop {
+			f.DropLease(c.Lease.Door, c.Lease.ID)
+		} else {
+			f.PutLease(c.Lease)
+		}
+	}
+	return lease.Saving{}, nil
+}
+
+func (f *leaseRegistry) Undo(cs []lease.Change) (lease.Saving, error) { return f.HoldAll(cs) }
+
 func (f *leaseRegistry) Forget(door, id string) lease.Saving {
 	f.DropLease(door, id)
 	return lease.Saving{}

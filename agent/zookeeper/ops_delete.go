@@ -135,14 +135,17 @@ func (s *Server) planDelete(p string) deletion {
 
 // doDeletes applies dels all or nothing. What must be saved first is:
 // the lease of every session losing an ephemeral znode, written without
-// it (one entry per session), then the rules deleted and the commands to
-// other agents, in one write. If a part cannot be saved, the leases
-// written before it are written back as they were, nothing is applied,
-// and the error code is returned with the index in dels of the first
-// deletion that part belongs to. Then this agent's records are
-// withdrawn, at once or, if hold, after DeleteHold. The caller waits for
-// saving, with its locks let go, before it answers. s.mu and s.writeMu
-// held; s.mu is released around the registry's writes.
+// it, all in one log entry (lease.Store.HoldAll), then the rules deleted
+// and the commands to other agents, in one write. If the leases cannot
+// be saved, nothing changed; if the rules cannot, the leases are put
+// back (lease.Store.Undo, which cannot be refused: when the disk refuses
+// it, the lease log takes nothing more until a snapshot of what is held
+// is written), and nothing is applied. Either way the error code is
+// returned with the index in dels of the first deletion the failed part
+// belongs to. Then this agent's records are withdrawn, at once or, if
+// hold, after DeleteHold. The caller waits for saving, with its locks
+// let go, before it answers. s.mu and s.writeMu held; s.mu is released
+// around the registry's writes.
 func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int, saving []lease.Saving) {
 	type change struct {
 		ss        *session
@@ -166,27 +169,44 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int, savi
 			delete(ch.keys, k)
 		}
 	}
-	undo := func(done []*change) {
-		for _, ch := range done {
-			sv, err := s.saveKeysLocked(ch.ss, ch.old, nil)
-			saving = append(saving, sv)
-			if err != nil {
-				// The data dir holds the lease without the znodes that
-				// stay: the next request re-saves it whole (touch).
-				ch.ss.keys, ch.ss.leaseState = ch.old, nil
-				s.log.Error("a refused delete's lease could not be saved back; a restart before the session's next request would lose its znodes",
-					"session", hexID(ch.ss.id), "err", err)
-			}
+	if len(changes) > 0 {
+		cs := make([]lease.Change, len(changes))
+		undo := make([]lease.Change, len(changes))
+		sets, unsets := make([]func(), len(changes)), make([]func(), len(changes))
+		first := len(dels)
+		for j, ch := range changes {
+			kc := s.keysChange(ch.ss, ch.keys, nil)
+			cs[j], sets[j] = kc.Change, kc.set
+			kc = s.keysChange(ch.ss, ch.old, nil)
+			undo[j], unsets[j] = kc.Change, kc.set
+			first = min(first, ch.at)
 		}
-	}
-	for j, ch := range changes {
-		sv, err := s.saveKeysLocked(ch.ss, ch.keys, nil)
+		sv, err := s.reg.HoldAll(cs)
 		if err != nil {
-			s.log.Error("delete refused: it could not be saved to the data dir", "path", dels[ch.at].path, "session", hexID(ch.ss.id), "err", err)
-			undo(changes[:j])
-			return zkwire.ErrSystem, ch.at, saving
+			s.log.Error("delete refused: it could not be saved to the data dir", "path", dels[first].path, "sessions", len(changes), "err", err)
+			return zkwire.ErrSystem, first, nil
 		}
 		saving = append(saving, sv)
+		for _, set := range sets {
+			set()
+		}
+		defer func() {
+			if code == zkwire.ErrOK {
+				return
+			}
+			// The rest was refused: the sessions' leases go back as they
+			// were, with their znodes, which stay. The answer waits for
+			// that, not for the refused change.
+			sv, err := s.reg.Undo(undo)
+			if err != nil {
+				s.log.Error("a refused delete's leases could not be saved back; until the data dir takes the snapshot it now needs, a restart would lose the znodes that stay",
+					"path", dels[first].path, "sessions", len(changes), "err", err)
+			}
+			saving = []lease.Saving{sv}
+			for _, unset := range unsets {
+				unset()
+			}
+		}()
 	}
 	var puts []routes.Record
 	var ruleDeletes []string
@@ -205,7 +225,6 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int, savi
 		code := s.applyRules(puts, ruleDeletes)
 		s.mu.Lock()
 		if code != zkwire.ErrOK {
-			undo(changes)
 			return code, rulesAt, saving
 		}
 		s.suppress(remote)

@@ -54,9 +54,11 @@ func (l *linkedRegistry) DropLease(door, id string) error { return nil }
 func (l *linkedRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
 	return lease.Saving{}, nil
 }
-func (l *linkedRegistry) Drop(string, string) (lease.Saving, error) { return lease.Saving{}, nil }
-func (l *linkedRegistry) Forget(string, string) lease.Saving        { return lease.Saving{} }
-func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease  { return nil }
+func (l *linkedRegistry) Drop(string, string) (lease.Saving, error)    { return lease.Saving{}, nil }
+func (l *linkedRegistry) Forget(string, string) lease.Saving           { return lease.Saving{} }
+func (l *linkedRegistry) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
+func (l *linkedRegistry) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
+func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease     { return nil }
 
 // deliver applies what from wrote since the last delivery to every other
 // registry, as gossip would.

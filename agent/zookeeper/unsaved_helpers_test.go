@@ -32,6 +32,8 @@ type diskRegistry struct {
 	// failLease, when set, fails every write of the lease with that id
 	// alone (a disk that fills between two writes).
 	failLease atomic.Pointer[string]
+	// beforeRules, when set, runs at the start of every ApplyRules.
+	beforeRules atomic.Pointer[func()]
 }
 
 func (d *diskRegistry) leaseFails(id string) bool {
@@ -60,9 +62,22 @@ func (d *diskRegistry) DropLease(door, id string) error {
 	return d.Host.DropLease(door, id)
 }
 
+// HoldAll fails whole when one of its leases fails (failLease).
+func (d *diskRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
+	for _, c := range cs {
+		if d.leaseFails(c.Lease.ID) {
+			return lease.Saving{}, errDiskFull
+		}
+	}
+	return d.Host.HoldAll(cs)
+}
+
 var errDiskFull = errors.New("saving to the data dir failed, so the change was not made: no space left on device")
 
 func (d *diskRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
+	if f := d.beforeRules.Load(); f != nil {
+		(*f)()
+	}
 	if err := d.rulesErr.Load(); err != nil {
 		return false, *err
 	}

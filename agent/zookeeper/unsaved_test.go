@@ -215,9 +215,11 @@ func TestExpiryThatCannotBeSavedIsSavedOnceTheDiskTakesWrites(t *testing.T) {
 // persistent parent answer an error on the first part that cannot be
 // saved (0 before it, RUNTIMEINCONSISTENCY after, as ZooKeeper answers a
 // failed multi) and change nothing, whether the leases, the rules, both,
-// or only the second session's lease cannot be saved. Once the disk takes writes the same multi goes
-// through. Before, deletes whose lease could not be saved were applied
-// and acknowledged, and a multi whose rule delete failed had already
+// or only the second session's lease cannot be saved (the sessions'
+// leases are one write: the first operation of either answers the
+// error). Once the disk takes writes the same multi goes through.
+// Before, deletes whose lease could not be saved were applied and
+// acknowledged, and a multi whose rule delete failed had already
 // withdrawn the ephemeral znodes before it.
 func TestMultiThatCannotBeSavedChangesNothing(t *testing.T) {
 	for _, tc := range []struct {
@@ -228,7 +230,7 @@ func TestMultiThatCannotBeSavedChangesNothing(t *testing.T) {
 		{"leases", (*diskRegistry).breakLeases, 0},
 		{"rules", (*diskRegistry).breakRules, 2},
 		{"both", (*diskRegistry).fillDisk, 0},
-		{"the second session's lease", nil, 1},
+		{"the second session's lease", nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, reg := startDiskServer(t, nil)
@@ -236,8 +238,8 @@ func TestMultiThatCannotBeSavedChangesNothing(t *testing.T) {
 			a.handshake(false)
 			bs := b.handshake(false)
 			if tc.brk == nil {
-				// The first session's lease is saved without its znode,
-				// then the second's cannot be: the first is saved back.
+				// The second session's lease cannot be saved: nor is
+				// the first's, written with it.
 				tc.brk = func(reg *diskRegistry) func() {
 					id := sessionLeaseID(bs.SessionID)
 					reg.failLease.Store(&id)
@@ -297,6 +299,74 @@ func TestMultiThatCannotBeSavedChangesNothing(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// A multi whose rule delete is refused after its sessions' leases were
+// written puts the leases back; when the disk refuses that too (it filled
+// between the two), the answer is still the error and nothing changes in
+// memory, the door says so at ERROR, no later lease write is taken on top
+// of the refused change, and once the disk takes writes a snapshot of
+// what is held makes the data dir agree again, with no request from the
+// sessions. Before, the failed put-back was only logged: the data dir
+// kept the sessions' leases without the znodes that stayed, until each
+// session's next request happened to re-save its lease, and a restart
+// meanwhile withdrew them cluster-wide.
+func TestMultiWhoseUndoCannotBeSavedFailsLoudlyAndHeals(t *testing.T) {
+	logs := &logLines{}
+	s, reg := startDiskServer(t, logs)
+	a, b := dialRaw(t, s), dialRaw(t, s)
+	a.handshake(false)
+	b.handshake(false)
+	if mkNode(a, 1, "/d", "p", zkwire.FlagPersistent) != 0 || mkNode(a, 2, "/d/a", "1", zkwire.FlagEphemeral) != 0 ||
+		mkNode(b, 1, "/d/b", "1", zkwire.FlagEphemeral) != 0 {
+		t.Fatal("setup creates failed")
+	}
+	var healLeases func()
+	fill := func() { healLeases = reg.breakLeases() } // the disk fills once the leases are written
+	reg.beforeRules.Store(&fill)
+	healRules := reg.breakRules()
+	ops := []zkwire.MultiOp{{Type: zkwire.OpDelete, Path: "/d/a", Version: -1},
+		{Type: zkwire.OpDelete, Path: "/d/b", Version: -1}, {Type: zkwire.OpDelete, Path: "/d", Version: -1}}
+	h, d, _ := a.call(3, zkwire.OpMulti, &zkwire.MultiRequest{Ops: ops})
+	reg.beforeRules.Store(nil)
+	if healLeases == nil {
+		t.Fatal("the multi wrote no rule")
+	}
+	var resp zkwire.MultiResponse
+	resp.Decode(d)
+	if want := []int32{0, 0, zkwire.ErrSystem}; h.Err != 0 || !slices.Equal(resp.Errs, want) {
+		t.Errorf("multi whose rule delete is refused: err %d results %v, want 0 %v", h.Err, resp.Errs, want)
+	}
+	w := dialRaw(t, s)
+	w.handshake(false)
+	for path, want := range map[string]string{"/d": "p v0", "/d/a": "1 v0", "/d/b": "1 v0"} {
+		if got := dataOf(t, w, 21, path); got != want {
+			t.Errorf("after a refused multi %s reads %q, want %q", path, got, want)
+		}
+	}
+	if logs.count("could not be saved back") == 0 {
+		t.Error("the failed put-back of the leases is not logged")
+	}
+	if code := mkNode(b, 2, "/d/c", "1", zkwire.FlagEphemeral); code != zkwire.ErrSystem {
+		t.Errorf("an ephemeral create while the data dir holds the refused change answered %d, want SYSTEMERROR", code)
+	}
+	healLeases()
+	healRules()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got, want := reg.saved(t), []string{"/d/a=1", "/d/b=1"}; !slices.Equal(got, want) {
+			return fmt.Errorf("once the disk takes writes a restart would restore %q, want %q", got, want)
+		}
+		return nil
+	})
+	h, d, _ = a.call(4, zkwire.OpMulti, &zkwire.MultiRequest{Ops: ops})
+	resp = zkwire.MultiResponse{}
+	resp.Decode(d)
+	if h.Err != 0 || !slices.Equal(resp.Errs, make([]int32, len(ops))) {
+		t.Fatalf("multi once the disk takes writes: err %d results %v", h.Err, resp.Errs)
+	}
+	if got := reg.saved(t); len(got) != 0 {
+		t.Fatalf("after the multi a restart would restore %q", got)
 	}
 }
 
