@@ -282,7 +282,7 @@ func (c *Config) validate() error {
 	}
 	if c.EncryptKey != "" {
 		if _, err := decodeKey(c.EncryptKey); err != nil {
-			return err
+			return fmt.Errorf("--encrypt: %w", err)
 		}
 	}
 	if c.Discover != "" && !discoverName.MatchString(c.Discover) {

@@ -33,7 +33,7 @@ func (a *Agent) keyring() (*memberlist.Keyring, error) {
 	if keys == nil && a.cfg.EncryptKey != "" {
 		k, err := decodeKey(a.cfg.EncryptKey)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--encrypt: %w", err)
 		}
 		keys = [][]byte{k}
 	}
@@ -114,8 +114,10 @@ func (op keyOp) validate() error {
 	case "list":
 		return nil
 	case "install", "use", "remove":
-		_, err := decodeKey(op.Key)
-		return err
+		if _, err := decodeKey(op.Key); err != nil {
+			return fmt.Errorf("key: %w", err)
+		}
+		return nil
 	}
 	return fmt.Errorf("op %q: use install, use, remove or list", op.Op)
 }

@@ -98,3 +98,22 @@ func TestBadEncryptKeyFailsAtStart(t *testing.T) {
 		}
 	}
 }
+
+// A bad key given to POST /v1/keys (namecast keys install) is refused
+// naming the request's key: it said "--encrypt: not valid base64", a flag
+// the user never gave. --encrypt's own errors keep naming --encrypt.
+func TestBadKeyOpNamesTheKeyNotTheFlag(t *testing.T) {
+	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.EncryptKey = key(1) })
+	for k, want := range map[string]string{"notbase64": "not valid base64", base64.StdEncoding.EncodeToString([]byte("short")): "must be 16, 24 or 32 bytes"} {
+		var res struct{ Error string }
+		status, _ := call(t, "POST", c.Agent(0).HTTPAddr(), "/v1/keys", map[string]string{"op": "install", "key": k}, &res)
+		if status != 400 || strings.Contains(res.Error, "--encrypt") || !strings.HasPrefix(res.Error, "key: ") || !strings.Contains(res.Error, want) {
+			t.Errorf("install %q: %d %q; want 400 naming the key, %q, and not --encrypt", k, status, res.Error, want)
+		}
+	}
+	cfg := agent.DevConfig()
+	cfg.EncryptKey = "notbase64"
+	if _, err := agent.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "--encrypt: ") {
+		t.Errorf("--encrypt notbase64: %v; want it to name --encrypt", err)
+	}
+}
