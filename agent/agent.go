@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -193,7 +194,13 @@ func (a *Agent) startGossip() error {
 		return err
 	}
 	a.gossip.HandleQuery("keyring", a.runKeyOp)
-	return a.gossip.Start()
+	if err := a.gossip.Start(); err != nil {
+		if strings.Contains(err.Error(), "address already in use") { // memberlist keeps only the text
+			return fmt.Errorf("%w (another agent or server may hold it; pick another address with --bind HOST:PORT)", err)
+		}
+		return err
+	}
+	return nil
 }
 
 // tags are what peers learn about us: the configured ones plus where our
@@ -321,7 +328,7 @@ func (a *Agent) goLoop(f func()) {
 func (a *Agent) retryJoinLoop() {
 	backoff := time.Second
 	for {
-		if n, err := a.gossip.Join(a.cfg.RetryJoin); n > 0 {
+		if n, err := a.join(a.cfg.RetryJoin); n > 0 {
 			a.readiness.joined.Store(true)
 			a.log.Info("retry-join succeeded", "contacted", n)
 			return

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -18,6 +19,7 @@ func (a *Agent) join(addrs []string) (int, error) {
 	if n > 0 || err == nil {
 		return n, err
 	}
+	err = oneLine(err)
 	var hints []string
 	for _, addr := range addrs {
 		if h := httpPortHint(addr); h != "" {
@@ -45,4 +47,22 @@ func httpPortHint(addr string) string {
 		return fmt.Sprintf("%s looks like an HTTP port: it is a namecast agent's HTTP API, whose gossip address (its --bind) is %s", addr, info.GossipAddr)
 	}
 	return fmt.Sprintf("%s looks like an HTTP port: join an agent's gossip address (its --bind, port 7946 by default), not its --http", addr)
+}
+
+// oneLine is memberlist's list of join errors (a go-multierror, which
+// prints itself as "1 error occurred:\n\t* ...\n\n") as one line, for
+// the command line, the log and an HTTP answer.
+func oneLine(err error) error {
+	list, ok := err.(interface{ WrappedErrors() []error })
+	if !ok {
+		return err
+	}
+	var parts []string
+	for _, e := range list.WrappedErrors() {
+		parts = append(parts, e.Error())
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	return errors.New(strings.Join(parts, "; "))
 }

@@ -136,3 +136,40 @@ func TestTakenHTTPPortSaysWhichFlag(t *testing.T) {
 		t.Fatalf("taken HTTP port: %v; want the address and --http HOST:PORT", err)
 	}
 }
+
+// A taken gossip port is named with the flag that moves it, as the door
+// ports are. Before: "starting gossip on ADDR: could not set up network
+// transport: failed to start TCP listener ...", and no way out.
+func TestTakenGossipPortSaysWhichFlag(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ta := newTestAgents(t)
+	cfg := ta.config("a")
+	cfg.BindAddr = ln.Addr().String()
+	_, err = ta.start(cfg)
+	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) || !strings.Contains(err.Error(), "--bind HOST:PORT") {
+		t.Fatalf("taken gossip port: %v; want the address and --bind HOST:PORT", err)
+	}
+}
+
+// A --join that reaches no one says why in one line. Before, memberlist's
+// error list came through as it prints itself, "1 error occurred:\n\t*
+// failed to join ...\n\n", on the command line, in the log and in
+// POST /v1/join's answer.
+func TestUnreachableJoinIsOneLine(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	ta := newTestAgents(t)
+	_, err = ta.start(ta.config("a", closed))
+	if err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "error occurred") ||
+		!strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "--cluster") {
+		t.Fatalf("joining a closed port: %q; want one line naming the refusal and what to check", err)
+	}
+}
