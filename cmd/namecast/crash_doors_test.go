@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
@@ -61,6 +65,9 @@ func (w *crashWriter) step() {
 	if want.present && k.kind != kindURL && k.kind != kindRule {
 		w.seq++
 		want.val = fmt.Sprintf("w%d.%d", w.id, w.seq)
+		if k.kind == kindBroker {
+			want.val = fmt.Sprintf("q%d", 1+w.seq%8)
+		}
 	}
 	var o outcome
 	switch k.kind {
@@ -68,6 +75,8 @@ func (w *crashWriter) step() {
 		o = w.viaHTTP(k, want)
 	case kindKV:
 		o = w.viaRocketMQ(k, want)
+	case kindBroker:
+		o = w.viaBroker(k, want)
 	default:
 		o = w.viaZooKeeper(k, want)
 	}
@@ -167,8 +176,7 @@ func (w *crashWriter) viaRocketMQ(k *ckey, want kstate) outcome {
 	}
 	resp, err := w.rmq.Do(code, ext, nil)
 	if err != nil {
-		w.rmq.Close()
-		w.rmq = nil
+		w.rmqLost()
 		return oUnknown
 	}
 	if resp.Code == remoting.Success {
@@ -176,6 +184,68 @@ func (w *crashWriter) viaRocketMQ(k *ckey, want kstate) outcome {
 	}
 	k.note("remark %q", resp.Remark)
 	return oRefused
+}
+
+// rmqLost closes the writer's RocketMQ connection after it failed. The
+// brokers registered over it are withdrawn as the connection closes (as
+// Java's NameServer does), which no client is told, so each may be gone;
+// or, where the agent died first, restored from its data dir.
+func (w *crashWriter) rmqLost() {
+	w.rmq.Close()
+	w.rmq = nil
+	for _, k := range w.keys {
+		if k.kind == kindBroker {
+			k.inFlight(kstate{})
+		}
+	}
+}
+
+// viaBroker registers the key's broker over the RocketMQ door, with one
+// topic whose queue count is its value (a changed count is a changed
+// registration, its DataVersion moved on), or unregisters it.
+func (w *crashWriter) viaBroker(k *ckey, want kstate) outcome {
+	if w.rmq == nil {
+		var err error
+		if w.rmq, err = rocketmqtest.Dial(w.p.rmq); err != nil {
+			return oNotSent
+		}
+	}
+	b := w.broker(k, want.val)
+	req := b.UnregisterRequest()
+	if want.present {
+		var err error
+		if req, err = b.RegisterRequest(); err != nil {
+			panic(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	resp, err := w.rmq.Call(ctx, req)
+	cancel()
+	if err != nil {
+		w.rmqLost()
+		return oUnknown
+	}
+	if resp.Code == remoting.Success {
+		return oAcked
+	}
+	k.note("remark %q", resp.Remark)
+	return oRefused
+}
+
+func (w *crashWriter) broker(k *ckey, val string) *rocketmqtest.Broker {
+	i := slices.Index(w.keys, k)
+	// It sends no heartbeats: its registration must outlast the test
+	// (Java's 120 s would withdraw it, which the model would count lost).
+	b := &rocketmqtest.Broker{Cluster: "crash", Name: k.name, Addr: fmt.Sprintf("10.77.%d.%d:10911", w.id+1, i+1),
+		DataVersion:      remoting.DataVersion{Counter: int64(w.seq), Timestamp: time.Now().UnixMilli()},
+		HeartbeatTimeout: time.Hour}
+	if n, err := strconv.Atoi(strings.TrimPrefix(val, "q")); err == nil {
+		// Two topics: a broker's first registration with one only is
+		// refused (RocketMQ #4522: it would stand for its whole table).
+		b.Topics = map[string]remoting.TopicConfig{"crash-" + k.name: rocketmqtest.Topic("crash-"+k.name, n),
+			"crash-" + k.name + "-fixed": rocketmqtest.Topic("crash-"+k.name+"-fixed", 1)}
+	}
+	return b
 }
 
 // viaZooKeeper creates, sets or deletes the key's znode in the writer's
@@ -267,6 +337,8 @@ func (w *crashWriter) sessionExpired() {
 	}
 }
 
+var readQueueNums = regexp.MustCompile(`"readQueueNums":(\d+)`)
+
 // read is what agent p serves for each of keys now, through the doors.
 func readCrashKeys(p *proc, keys []*ckey) (map[*ckey]kstate, error) {
 	hc := &http.Client{Timeout: 10 * time.Second}
@@ -303,6 +375,22 @@ func readCrashKeys(p *proc, keys []*ckey) (map[*ckey]kstate, error) {
 			s.present = served[crashURL(k.name)]
 		case kindRule:
 			s.present = served[crashRule(k.name)]
+		case kindBroker:
+			resp, err := rmq.Route("crash-"+k.name, remoting.VersionCurrent)
+			if err != nil {
+				return nil, err
+			}
+			switch resp.Code {
+			case remoting.TopicNotExist:
+			case remoting.Success:
+				m := readQueueNums.FindSubmatch(resp.Body)
+				if m == nil {
+					return nil, fmt.Errorf("%s: route of crash-%s without readQueueNums: %s", p.name, k.name, resp.Body)
+				}
+				s = kstate{present: true, val: "q" + string(m[1])}
+			default: // not ready yet, say: no answer about the key
+				return nil, fmt.Errorf("%s: route of crash-%s: code %d %q", p.name, k.name, resp.Code, resp.Remark)
+			}
 		case kindKV:
 			resp, err := rmq.Do(remoting.GetKVConfig, map[string]string{"namespace": "crash", "key": k.name}, nil)
 			if err != nil {

@@ -36,19 +36,20 @@ var presentUnread = kstate{present: true, val: "(unread)"}
 
 // Key kinds, by door and by the data dir file that keeps them.
 const (
-	kindURL   = "url"   // HTTP registration, no TTL: a lease (leases.*)
-	kindRule  = "rule"  // HTTP dynamic=false URL: a rule (rules.*)
-	kindKV    = "kv"    // RocketMQ KV config: a rule
-	kindEph   = "eph"   // ZooKeeper ephemeral znode: its session's lease
-	kindZnode = "znode" // ZooKeeper persistent znode under /dubbo/config: a rule
+	kindURL    = "url"    // HTTP registration, no TTL: a lease (leases.*)
+	kindBroker = "broker" // RocketMQ broker registration: a lease
+	kindRule   = "rule"   // HTTP dynamic=false URL: a rule (rules.*)
+	kindKV     = "kv"     // RocketMQ KV config: a rule
+	kindEph    = "eph"    // ZooKeeper ephemeral znode: its session's lease
+	kindZnode  = "znode"  // ZooKeeper persistent znode under /dubbo/config: a rule
 )
 
-var crashKinds = []string{kindURL, kindRule, kindKV, kindEph, kindZnode}
+var crashKinds = []string{kindURL, kindBroker, kindRule, kindKV, kindEph, kindZnode}
 
 // leaseKind: the key is held by a lease of its home agent, kept in
 // leases.json and leases.log; otherwise it is a cluster rule, kept in
 // rules.json and rules.log by every agent.
-func leaseKind(kind string) bool { return kind == kindURL || kind == kindEph }
+func leaseKind(kind string) bool { return kind == kindURL || kind == kindBroker || kind == kindEph }
 
 type ckey struct {
 	kind, name string

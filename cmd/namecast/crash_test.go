@@ -17,7 +17,9 @@ import (
 // TestCrashConsistency is a crash-consistency test in the spirit of
 // Jepsen and ALICE. Writers put and delete, through all three doors of
 // a cluster of agents with --data-dir, HTTP registrations and rules,
-// RocketMQ KV entries, ZooKeeper ephemeral znodes (create, setData,
+// RocketMQ KV entries and broker registrations (register, a changed
+// registration, unregister; a connection lost withdraws its brokers),
+// ZooKeeper ephemeral znodes (create, setData,
 // delete in a session that re-attaches after each restart) and
 // persistent znodes (rules), while each round does one of: kill -9 an
 // agent at a random moment, fill its disk and free it again, or both
