@@ -77,21 +77,56 @@ func startCrashCluster(t *testing.T, n int, seed uint64) *crashCluster {
 		if i > 0 {
 			p.join = c.procs[0].gossip
 		}
-		p.start()
 		c.procs = append(c.procs, p)
 		c.files = append(c.files, files)
 		t.Cleanup(func() {
-			p.stop(syscall.SIGKILL)
+			if p.cmd != nil {
+				p.stop(syscall.SIGKILL)
+			}
 			if t.Failed() {
 				t.Logf("log of %s:\n%s", p.name, p.log.String())
 			}
 		})
-		waitUntil(t, 30*time.Second, p.healthy)
+		c.firstStart(p)
 	}
 	if n > 1 {
 		c.procs[0].join = c.procs[1].gossip // so its restarts find the cluster too
 	}
 	return c
+}
+
+// firstStart starts p and waits until it serves. A port of its taken
+// meanwhile by something else on this shared machine (freeAddr let go of
+// it before the agent bound it; a run failed so: bind: address already
+// in use) is no fault of the agent, and nothing knows its ports yet: it
+// starts again on fresh ones.
+func (c *crashCluster) firstStart(p *proc) {
+again:
+	for tries := 0; ; tries++ {
+		p.start()
+		deadline := time.Now().Add(30 * time.Second)
+		for p.healthy() != nil {
+			select {
+			case <-p.exited:
+				if tries < 5 && strings.Contains(lastLine(p), "address already in use") {
+					p.gossip, p.http, p.rmq, p.zk = freeAddr(c.t), freeAddr(c.t), freeAddr(c.t), freeAddr(c.t)
+					continue again
+				}
+				c.t.Fatalf("%s exited at start:\n%s", p.name, p.log.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				c.t.Fatalf("%s not healthy 30 s after its start: %v", p.name, p.healthy())
+			}
+		}
+		return
+	}
+}
+
+// lastLine is the last line agent p wrote: why it exited, when it did.
+func lastLine(p *proc) string {
+	out := strings.TrimSpace(p.log.String())
+	return out[strings.LastIndexByte(out, '\n')+1:]
 }
 
 // kill -9s agent i. With NAMECAST_CRASH_EVIDENCE set, its data dir as
@@ -125,8 +160,7 @@ func (c *crashCluster) restart(i int, free func()) {
 	for binds := 0; p.healthy() != nil; {
 		select {
 		case <-p.exited:
-			out := strings.TrimSpace(p.log.String())
-			if last := out[strings.LastIndexByte(out, '\n')+1:]; strings.Contains(last, "address already in use") && binds < 20 {
+			if strings.Contains(lastLine(p), "address already in use") && binds < 20 {
 				// Its port was taken meanwhile by something else on this
 				// shared machine (an outgoing connection's ephemeral
 				// port): try again, as a supervisor would.
@@ -138,7 +172,7 @@ func (c *crashCluster) restart(i int, free func()) {
 			if free == nil {
 				c.t.Fatalf("%s exited on restart:\n%s", p.name, p.log.String())
 			}
-			c.t.Logf("%s would not start on a full disk (%s); freed it", p.name, out[strings.LastIndexByte(out, '\n')+1:])
+			c.t.Logf("%s would not start on a full disk (%s); freed it", p.name, lastLine(p))
 			c.refusedFull++
 			free()
 			free = nil
