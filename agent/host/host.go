@@ -23,7 +23,7 @@
 //     so concurrent writers share one fsync.
 //
 // Local is the Host of one agent; a door's tests hand it a fake over a
-// bare routes.Table instead.
+// bare routes.Table instead (package hosttest).
 package host
 
 import (

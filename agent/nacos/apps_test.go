@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
@@ -23,9 +24,9 @@ func appInst(ip string, port int, rev string) nacoswire.Instance {
 			"dubbo.endpoints": fmt.Sprintf(`[{"port":%d,"protocol":"dubbo"}]`, port)}}
 }
 
-func appInstances(t *testing.T, reg *fakeRegistry, app string) []routes.Instance {
+func appInstances(t *testing.T, reg *hosttest.Fake, app string) []routes.Instance {
 	t.Helper()
-	d, _ := reg.t.App(app)
+	d, _ := reg.Routes.App(app)
 	return d.Instances
 }
 
@@ -49,10 +50,10 @@ func TestAppInstanceIsTheApplicationInstance(t *testing.T) {
 	if _, had := ins[0].Metadata["id"]; had {
 		t.Fatalf("dubbo-go's empty id kept as metadata: %+v", ins[0].Metadata)
 	}
-	if got := reg.t.URLs("demo-app", ""); len(got) != 0 {
+	if got := reg.Routes.URLs("demo-app", ""); len(got) != 0 {
 		t.Fatalf("also recorded as URLs %q", got)
 	}
-	rec, ok := reg.t.LocalRecord(routes.ZnodeKey("/services/demo-app/10.0.0.5:20880", ""))
+	rec, ok := reg.Routes.LocalRecord(routes.ZnodeKey("/services/demo-app/10.0.0.5:20880", ""))
 	if !ok || rec.Znode == nil || rec.Znode.Owner != zookeeper.OriginOwner("local") || rec.Znode.Stamp == 0 {
 		t.Fatalf("the instance's znode record: %+v", rec.Znode)
 	}
@@ -62,7 +63,7 @@ func TestAppInstanceIsTheApplicationInstance(t *testing.T) {
 	if ins = appInstances(t, reg, "demo-app"); len(ins) != 1 || ins[0].Revision != "222" {
 		t.Fatalf("after re-registering with revision 222: %+v", ins)
 	}
-	again, _ := reg.t.LocalRecord(routes.ZnodeKey("/services/demo-app/10.0.0.5:20880", ""))
+	again, _ := reg.Routes.LocalRecord(routes.ZnodeKey("/services/demo-app/10.0.0.5:20880", ""))
 	if again.Znode.Ctime != rec.Znode.Ctime || again.Znode.Version != rec.Znode.Version+1 || again.Znode.Stamp <= rec.Znode.Stamp {
 		t.Fatalf("changed in place: %+v, was %+v", again.Znode, rec.Znode)
 	}
@@ -99,7 +100,7 @@ func TestApplicationInstancesAreNacosInstances(t *testing.T) {
 	}
 
 	zkMeta := map[string]string{routes.MetadataRevisionKey: "111", "dubbo.metadata.storage-type": "local"}
-	z := routes.Znode{Path: "/services/demo-app/zk-1", Owner: 7, Stamp: reg.t.Stamp(),
+	z := routes.Znode{Path: "/services/demo-app/zk-1", Owner: 7, Stamp: reg.Routes.Stamp(),
 		Data: routes.CuratorInstanceJSON("demo-app", "zk-1", "10.0.0.6", 20881, zkMeta, 1)}
 	reg.Apply([]routes.Record{{Znode: &z}}, nil)
 	var push nacoswire.NotifySubscriberRequest
@@ -138,20 +139,20 @@ func TestMappingConfigIsTheServiceNameMapping(t *testing.T) {
 	var r nacoswire.Response
 	c.call(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: mappingReq("demo.Api"), Content: "demo-app"}, &r)
 	mustOK(t, "publish", r)
-	if got := reg.t.AppsOf("demo.Api"); fmt.Sprint(got) != "[demo-app]" {
+	if got := reg.Routes.AppsOf("demo.Api"); fmt.Sprint(got) != "[demo-app]" {
 		t.Fatalf("applications of demo.Api: %v", got)
 	}
-	parts := reg.t.RulesWithPrefix(routes.ZnodePartsPrefix("/dubbo/mapping/demo.Api"))
+	parts := reg.Routes.RulesWithPrefix(routes.ZnodePartsPrefix("/dubbo/mapping/demo.Api"))
 	if len(parts) != 1 || parts[0].Rec.Znode.Part != "local" || string(parts[0].Rec.Znode.Data) != "demo-app" {
 		t.Fatalf("mapping parts %+v", parts)
 	}
-	if len(reg.t.RulesWithPrefix(routes.KVPrefix(configNamespace))) != 0 {
+	if len(reg.Routes.RulesWithPrefix(routes.KVPrefix(configNamespace))) != 0 {
 		t.Fatal("the mapping is a config record as well")
 	}
 	var push nacoswire.ConfigChangeNotifyRequest
 	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 
-	far := routes.Znode{Path: "/dubbo/mapping/demo.Api", Part: "far", Data: []byte("other-app"), Stamp: reg.t.Stamp()}
+	far := routes.Znode{Path: "/dubbo/mapping/demo.Api", Part: "far", Data: []byte("other-app"), Stamp: reg.Routes.Stamp()}
 	reg.ApplyRules([]routes.Record{{Znode: &far}}, nil)
 	l.NextPush(nacoswire.TypeConfigChangeNotify, &push)
 	if push.DataID != "demo.Api" || push.Group != "mapping" {
@@ -166,7 +167,7 @@ func TestMappingConfigIsTheServiceNameMapping(t *testing.T) {
 	c.call(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: mappingReq("demo.Api"),
 		Content: "demo-app,other-app,third-app", CasMD5: md5Hex("demo-app,other-app")}, &r)
 	mustOK(t, "CAS publish", r)
-	if got := reg.t.AppsOf("demo.Api"); fmt.Sprint(got) != "[demo-app other-app third-app]" {
+	if got := reg.Routes.AppsOf("demo.Api"); fmt.Sprint(got) != "[demo-app other-app third-app]" {
 		t.Fatalf("applications of demo.Api: %v", got)
 	}
 }
@@ -185,7 +186,7 @@ func TestMetadataConfigIsTheApplicationMetadata(t *testing.T) {
 		Content: meta}, &r)
 	mustOK(t, "publish", r)
 	for _, p := range []string{"/dubbo/metadata/demo-app/111", "/dubbo/demo-app/111"} {
-		if rec, ok := reg.t.Rule(routes.ZnodeKey(p, "")); !ok || string(rec.Znode.Data) != meta {
+		if rec, ok := reg.Routes.Rule(routes.ZnodeKey(p, "")); !ok || string(rec.Znode.Data) != meta {
 			t.Fatalf("%s: %+v %v", p, rec.Znode, ok)
 		}
 	}
@@ -211,7 +212,7 @@ func TestMetadataConfigIsTheApplicationMetadata(t *testing.T) {
 	c.call(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: nacoswire.ConfigRequest{DataID: "demo-app", Group: "333"},
 		Content: meta}, &r)
 	mustOK(t, "publish", r)
-	if _, ok := reg.t.Rule(routes.ZnodeKey("/dubbo/metadata/demo-app/333", "")); ok {
+	if _, ok := reg.Routes.Rule(routes.ZnodeKey("/dubbo/metadata/demo-app/333", "")); ok {
 		t.Fatal("metadata of revision 111 written as revision 333")
 	}
 	var m map[string]any
@@ -232,7 +233,7 @@ func TestAppInstanceTooLargeIsRefused(t *testing.T) {
 	if resp.Success || resp.ErrorCode != nacoswire.ErrInvalidParam || !strings.Contains(resp.Message, "limit") {
 		t.Fatalf("an instance over the limit answered %+v", resp.Response)
 	}
-	if _, ok := reg.t.App("demo-app"); ok {
+	if _, ok := reg.Routes.App("demo-app"); ok {
 		t.Fatal("the refused instance was recorded")
 	}
 	in.Metadata["id"] = "a/b"
@@ -256,14 +257,14 @@ func TestAppInstanceOverHTTP(t *testing.T) {
 		t.Fatalf("register: %d %s", code, body)
 	}
 	key := routes.ZnodeKey("/services/demo-app/10.0.0.3:20880", "")
-	first, ok := reg.t.LocalRecord(key)
+	first, ok := reg.Routes.LocalRecord(key)
 	if !ok || first.Znode == nil {
 		t.Fatalf("no instance znode; application instances %+v", appInstances(t, reg, "demo-app"))
 	}
 	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", form("1")); code != 200 || body != "ok" {
 		t.Fatalf("register again: %d %s", code, body)
 	}
-	if again, _ := reg.t.LocalRecord(key); again.Znode.Stamp != first.Znode.Stamp || again.Znode.Version != first.Znode.Version {
+	if again, _ := reg.Routes.LocalRecord(key); again.Znode.Stamp != first.Znode.Stamp || again.Znode.Version != first.Znode.Version {
 		t.Fatalf("registering the same instance again changed it: %+v, was %+v", again.Znode, first.Znode)
 	}
 	do(t, s, "POST", "/nacos/v1/ns/instance", form("2"))

@@ -43,7 +43,7 @@ func TestBadPayloadsGetErrorResponses(t *testing.T) {
 			t.Errorf("%s: answered %s %+v, want ErrorResponse %d", tc.name, p.Type, r, tc.code)
 		}
 	}
-	if n, m := reg.t.Len(); m != 0 {
+	if n, m := reg.Routes.Len(); m != 0 {
 		t.Fatalf("bad input changed the table: %d origins, %d records", n, m)
 	}
 }
@@ -66,7 +66,7 @@ func TestRequestBeforeSetupIsUnregistered(t *testing.T) {
 func TestRefusedRuleWriteIsAnError(t *testing.T) {
 	s, reg := startServer(t)
 	full := fmt.Errorf("agent: %w", routes.ErrRulesFull)
-	reg.rulesErr.Store(&full)
+	reg.RulesErr.Store(&full)
 	c := dial(t, s)
 	p := c.callRaw(nacostest.Frame(nacoswire.TypeConfigPublish, nacoswire.ConfigPublishRequest{ConfigRequest: cfgReq("a"), Content: "x"}))
 	var r nacoswire.Response

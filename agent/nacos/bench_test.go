@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -12,7 +13,7 @@ import (
 // 1,000 Dubbo providers: the URLs read back as instances and the answer
 // encoded (the client's decode and the transport are not in it).
 func BenchmarkServiceQuery1000(b *testing.B) {
-	reg := &fakeRegistry{t: routes.NewTable("local", 1)}
+	reg := hosttest.New(routes.NewTable("local", 1))
 	s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg})
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,7 @@ func TestDubboGoNacosCategoryIsMetadata(t *testing.T) {
 	c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, dubboSvc, in), &resp)
 	mustOK(t, "register", resp.Response)
 	want := "dubbo://10.0.0.5:20880/demo.Api?category=providers&interface=demo.Api&nacos.category=providers&side=provider&version=1.0.0"
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != want {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != want {
 		t.Fatalf("URL records %q, want [%s]", got, want)
 	}
 	var q nacoswire.ServiceInfoResponse

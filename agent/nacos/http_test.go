@@ -54,7 +54,7 @@ func TestHTTPInstancesAndBeats(t *testing.T) {
 		t.Fatalf("beat for an unknown instance: %d %s", code, body)
 	}
 	testutil.Eventually(t, 10*time.Second, func() error {
-		if got := reg.t.URLs("orders", "nacos"); len(got) != 0 {
+		if got := reg.Routes.URLs("orders", "nacos"); len(got) != 0 {
 			return fmt.Errorf("still registered without beats: %q", got)
 		}
 		return nil
@@ -63,7 +63,7 @@ func TestHTTPInstancesAndBeats(t *testing.T) {
 	if code, body := do(t, s, "DELETE", "/nacos/v1/ns/instance", inst); code != 200 || body != "ok" {
 		t.Fatalf("deregister: %d %s", code, body)
 	}
-	if got := reg.t.URLs("orders", "nacos"); len(got) != 0 {
+	if got := reg.Routes.URLs("orders", "nacos"); len(got) != 0 {
 		t.Fatalf("after deregister: %q", got)
 	}
 	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", url.Values{"serviceName": {"orders"}, "ip": {"10.0.0.3"}, "port": {"x"}}); code != 400 ||

@@ -42,12 +42,12 @@ func TestDubboProviderIsAURLRecord(t *testing.T) {
 	}
 	mustOK(t, "register", resp.Response)
 	want := "dubbo://10.0.0.5:20880/demo.Api?category=providers&interface=demo.Api&side=provider&version=1.0.0"
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != want {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != want {
 		t.Fatalf("URL records %q, want [%s]", got, want)
 	}
 	c.call(nacoswire.TypeInstance, instReq(nacoswire.DeregisterInstance, dubboSvc, dubboInst("10.0.0.5", 20880)), &resp)
 	mustOK(t, "deregister", resp.Response)
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 0 {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 0 {
 		t.Fatalf("after deregister: %q", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestPlainServiceKeepsNamespaceGroupCluster(t *testing.T) {
 	c.call(nacoswire.TypeInstance, req, &resp)
 	mustOK(t, "register", resp.Response)
 	want := "nacos://10.0.0.8:8080/orders?nacos.cluster=east&nacos.group=shop&nacos.namespace=dev&nacos.weight=2&zone=a"
-	if got := reg.t.URLs("orders", "nacos"); len(got) != 1 || got[0] != want {
+	if got := reg.Routes.URLs("orders", "nacos"); len(got) != 1 || got[0] != want {
 		t.Fatalf("records %q, want %s", got, want)
 	}
 	var q nacoswire.ServiceInfoResponse
@@ -140,7 +140,7 @@ func TestSubscriberNotifiedAndDeadClientWithdrawn(t *testing.T) {
 	if len(push.ServiceInfo.Hosts) != 0 {
 		t.Fatalf("push after the provider died: %+v", push.ServiceInfo.Hosts)
 	}
-	if got := reg.t.URLs("demo.Api", ""); len(got) != 0 {
+	if got := reg.Routes.URLs("demo.Api", ""); len(got) != 0 {
 		t.Fatalf("records left: %q", got)
 	}
 }
@@ -163,11 +163,11 @@ func TestInstanceStaysWhileAnyConnectionHoldsIt(t *testing.T) {
 		}
 		return nil
 	})
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 1 {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 1 {
 		t.Fatalf("records %q while b holds it", got)
 	}
 	b.call(nacoswire.TypeInstance, instReq(nacoswire.DeregisterInstance, dubboSvc, dubboInst("10.0.0.5", 20880)), &resp)
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 0 {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 0 {
 		t.Fatalf("records %q after the last holder left", got)
 	}
 }
@@ -180,7 +180,7 @@ func TestPersistentInstanceIsARule(t *testing.T) {
 	var resp nacoswire.InstanceResponse
 	c.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in), &resp)
 	mustOK(t, "register", resp.Response)
-	rules := reg.t.RulesWithPrefix(routes.URLPrefix("static", "nacos"))
+	rules := reg.Routes.RulesWithPrefix(routes.URLPrefix("static", "nacos"))
 	if len(rules) != 1 || !strings.Contains(rules[0].Rec.URL.URL, "nacos.persistent=true") {
 		t.Fatalf("rules %+v", rules)
 	}
@@ -188,11 +188,11 @@ func TestPersistentInstanceIsARule(t *testing.T) {
 	in.Weight = 5 // a re-registration replaces it
 	d := dial(t, s)
 	d.call(nacoswire.TypeInstance, instReq(nacoswire.RegisterInstance, "static", in), &resp)
-	if rules := reg.t.RulesWithPrefix(routes.URLPrefix("static", "nacos")); len(rules) != 1 || !strings.Contains(rules[0].Rec.URL.URL, "nacos.weight=5") {
+	if rules := reg.Routes.RulesWithPrefix(routes.URLPrefix("static", "nacos")); len(rules) != 1 || !strings.Contains(rules[0].Rec.URL.URL, "nacos.weight=5") {
 		t.Fatalf("rules after re-register %+v", rules)
 	}
 	d.call(nacoswire.TypeInstance, instReq(nacoswire.DeregisterInstance, "static", in), &resp)
-	if rules := reg.t.RulesWithPrefix(routes.URLPrefix("static", "nacos")); len(rules) != 0 {
+	if rules := reg.Routes.RulesWithPrefix(routes.URLPrefix("static", "nacos")); len(rules) != 0 {
 		t.Fatalf("rules after deregister %+v", rules)
 	}
 }

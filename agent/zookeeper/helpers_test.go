@@ -3,62 +3,18 @@ package zookeeper
 import (
 	"bufio"
 	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
 )
 
-// fakeRegistry is an agent reduced to its table: local records and rules
-// change it directly, nothing is gossiped.
-type fakeRegistry struct {
-	t       *routes.Table
-	notYet  atomic.Bool // Ready false while set
-	applies atomic.Int64
-	// rulesErr, when set, fails every ApplyRules (a full disk).
-	rulesErr atomic.Pointer[error]
-}
-
-func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
-	f.applies.Add(1)
-	_, ok := f.t.ApplyLocal(puts, deletes)
-	return ok
-}
-
-func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
-	if err := f.rulesErr.Load(); err != nil {
-		return false, *err
-	}
-	_, ok := f.t.ApplyRules(puts, deletes)
-	return ok, nil
-}
-
-func (f *fakeRegistry) Table() *routes.Table { return f.t }
-func (f *fakeRegistry) Ready() bool          { return !f.notYet.Load() }
-
-// The rest of host.Host: reads of the table, and no leases kept.
-func (f *fakeRegistry) LocalRecords(prefix string) []routes.Record { return f.t.LocalRecords(prefix) }
-func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	return f.t.TopicRoute(topic)
-}
-func (f *fakeRegistry) PutLease(lease.Lease) error      { return nil }
-func (f *fakeRegistry) DropLease(door, id string) error { return nil }
-func (f *fakeRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
-	return lease.Saving{}, nil
-}
-func (f *fakeRegistry) Drop(string, string) (lease.Saving, error)    { return lease.Saving{}, nil }
-func (f *fakeRegistry) Forget(string, string) lease.Saving           { return lease.Saving{} }
-func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease     { return nil }
-func (f *fakeRegistry) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
-func (f *fakeRegistry) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
-
 // startServer runs a Server on a free port over a fresh table.
-func startServer(t testing.TB, tune ...func(*Config)) (*Server, *fakeRegistry) {
+func startServer(t testing.TB, tune ...func(*Config)) (*Server, *hosttest.Fake) {
 	t.Helper()
-	reg := &fakeRegistry{t: routes.NewTable("local", 1)}
+	reg := hosttest.New(routes.NewTable("local", 1))
 	cfg := Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond}
 	for _, f := range tune {
 		f(&cfg)

@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
 )
 
-// leaseRegistry is fakeRegistry with a lease table and a log of what
+// leaseRegistry is hosttest.Fake with a lease table and a log of what
 // happened in which order.
 type leaseRegistry struct {
-	fakeRegistry
+	hosttest.Fake
 	mu       sync.Mutex
 	leases   map[string]lease.Lease
 	restored []lease.Lease
@@ -28,7 +29,7 @@ func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) bool {
 		f.log = append(f.log, "withdraw "+k)
 	}
 	f.mu.Unlock()
-	return f.fakeRegistry.Apply(puts, deletes)
+	return f.Fake.Apply(puts, deletes)
 }
 
 func (f *leaseRegistry) PutLease(l lease.Lease) error {
@@ -104,7 +105,7 @@ func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
 // it; closeSession drops the lease before withdrawing the znodes; a
 // restored lease resumes the session for a re-attach with its password.
 func TestSessionLease(t *testing.T) {
-	reg := &leaseRegistry{fakeRegistry: fakeRegistry{t: routes.NewTable("local", 1)}, leases: map[string]lease.Lease{}}
+	reg := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 1)}, leases: map[string]lease.Lease{}}
 	s := startLeaseServer(t, reg)
 	r := dialRaw(t, s)
 	resp := r.handshake(false)
@@ -140,9 +141,9 @@ func TestSessionLease(t *testing.T) {
 	}
 
 	// The agent restarted: the record is back, the lease restored.
-	reg2 := &leaseRegistry{fakeRegistry: fakeRegistry{t: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
+	reg2 := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
 	rec := routes.Record{Znode: &routes.Znode{Path: "/e", Owner: resp.SessionID}}
-	reg2.t.ApplyLocal([]routes.Record{rec}, nil)
+	reg2.Routes.ApplyLocal([]routes.Record{rec}, nil)
 	l.Deadline = time.Now().Add(5 * time.Second)
 	reg2.restored = []lease.Lease{l}
 	s2 := startLeaseServer(t, reg2)

@@ -61,7 +61,7 @@ func TestURLLeafIsTheURLRecord(t *testing.T) {
 	if h, _, _ := r.call(4, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("10.0.0.5"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
 		t.Fatalf("create: %d", h.Err)
 	}
-	if got := reg.t.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != canon {
+	if got := reg.Routes.URLs("demo.Api", "providers"); len(got) != 1 || got[0] != canon {
 		t.Fatalf("URL records: %v", got)
 	}
 	_, d, _ := r.call(5, zkwire.OpGetChildren, &zkwire.PathWatch{Path: "/dubbo/demo.Api/providers"})
@@ -87,7 +87,7 @@ func TestURLLeafIsTheURLRecord(t *testing.T) {
 	// A dynamic=false URL created persistent is a rule.
 	rule := "override://0.0.0.0/demo.Api?category=providers&dynamic=false"
 	create(t, r, 10, "/dubbo/demo.Api/providers/"+javaEncode(rule), 0)
-	if _, ok := reg.t.Rule(routes.URLKey("demo.Api", "providers", rule)); !ok {
+	if _, ok := reg.Routes.Rule(routes.URLKey("demo.Api", "providers", rule)); !ok {
 		t.Fatal("persistent URL leaf is not a rule")
 	}
 }

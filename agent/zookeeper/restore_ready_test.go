@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
@@ -21,14 +22,14 @@ import (
 func TestRestoredSessionWaitsForReadiness(t *testing.T) {
 	const sid = int64(0x1234)
 	passwd := []byte("0123456789abcdef")
-	reg := &leaseRegistry{fakeRegistry: fakeRegistry{t: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
+	reg := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
 	rec := routes.Record{Znode: &routes.Znode{Path: "/e", Owner: sid}}
-	reg.t.ApplyLocal([]routes.Record{rec}, nil)
+	reg.Routes.ApplyLocal([]routes.Record{rec}, nil)
 	state, _ := json.Marshal(savedSession{ID: sid, Passwd: passwd, TimeoutMs: 5000, Keys: []string{rec.Key()}})
 	const left = 100 * time.Millisecond
 	reg.restored = []lease.Lease{{Door: door, ID: sessionLeaseID(sid), Keys: []string{rec.Key()},
 		Deadline: time.Now().Add(left), State: state}}
-	reg.notYet.Store(true)
+	reg.NotYet.Store(true)
 	s := startLeaseServer(t, reg)
 	start := time.Now()
 
@@ -49,7 +50,7 @@ func TestRestoredSessionWaitsForReadiness(t *testing.T) {
 	r.send(func(e *zkwire.Encoder) {
 		(&zkwire.ConnectRequest{TimeOut: 5000, SessionID: sid, Passwd: passwd}).Encode(e)
 	})
-	reg.notYet.Store(false) // the agent synced: handshakes go ahead
+	reg.NotYet.Store(false) // the agent synced: handshakes go ahead
 	var resp zkwire.ConnectResponse
 	if err := zkwire.Unmarshal(r.recv(), &resp); err != nil || resp.SessionID != sid {
 		t.Fatalf("re-attach once ready: %+v %v, want session %x", resp, err, sid)

@@ -27,7 +27,7 @@ func TestPersistentWriteRefusedByTheAgent(t *testing.T) {
 		{fmt.Errorf("%w: over the limit", routes.ErrRulesFull), zkwire.ErrQuotaExceeded},
 		{errors.New("saving the rule to the data dir failed: no space left on device"), zkwire.ErrSystem},
 	} {
-		reg.rulesErr.Store(&tc.err)
+		reg.RulesErr.Store(&tc.err)
 		if h, _, _ := r.call(2, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/q", Data: []byte("1"), ACL: openACL}); h.Err != tc.code {
 			t.Errorf("create refused with %v: err %d, want %d", tc.err, h.Err, tc.code)
 		}
@@ -38,7 +38,7 @@ func TestPersistentWriteRefusedByTheAgent(t *testing.T) {
 			t.Errorf("delete refused with %v: err %d, want %d", tc.err, h.Err, tc.code)
 		}
 	}
-	reg.rulesErr.Store(nil)
+	reg.RulesErr.Store(nil)
 	h, d, _ := r.call(5, zkwire.OpGetData, &zkwire.PathWatch{Path: "/p"})
 	if h.Err != 0 {
 		t.Fatalf("getData after refused writes: err %d", h.Err)

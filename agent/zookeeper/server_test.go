@@ -141,7 +141,7 @@ func TestFourLetterWords(t *testing.T) {
 // A client is not answered before the agent's first sync (bounded).
 func TestHandshakeWaitsForReady(t *testing.T) {
 	s, reg := startServer(t)
-	reg.notYet.Store(true)
+	reg.NotYet.Store(true)
 	r := dialRaw(t, s)
 	r.send(func(e *zkwire.Encoder) {
 		(&zkwire.ConnectRequest{TimeOut: 5000, Passwd: make([]byte, 16)}).Encode(e)
@@ -150,7 +150,7 @@ func TestHandshakeWaitsForReady(t *testing.T) {
 	if _, err := r.br.Peek(1); err == nil {
 		t.Fatal("answered before the agent was ready")
 	}
-	reg.notYet.Store(false)
+	reg.NotYet.Store(false)
 	r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var resp zkwire.ConnectResponse
 	if err := zkwire.Unmarshal(r.recv(), &resp); err != nil || resp.SessionID == 0 {

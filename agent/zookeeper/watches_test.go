@@ -157,7 +157,7 @@ func TestDeleteHoldCoalescesRecreate(t *testing.T) {
 	c.handshake(false)
 	create(t, c, 1, "/services", 0)
 	create(t, c, 2, "/services/a:1", zkwire.FlagEphemeral)
-	seq := localSeq(reg.t)
+	seq := localSeq(reg.Routes)
 	c.call(3, zkwire.OpDelete, &zkwire.PathVersion{Path: "/services/a:1", Version: -1})
 	if h, _, _ := c.call(4, zkwire.OpExists, &zkwire.PathWatch{Path: "/services/a:1"}); h.Err != zkwire.ErrNoNode {
 		t.Fatalf("deleted node still visible locally: %d", h.Err)
@@ -165,10 +165,10 @@ func TestDeleteHoldCoalescesRecreate(t *testing.T) {
 	create(t, c, 5, "/services/a:1", zkwire.FlagEphemeral)
 	// One op at most: the re-created node's new ctime (a put replacing the
 	// record), never a delete then a put.
-	if got := localSeq(reg.t); got > seq+1 {
+	if got := localSeq(reg.Routes); got > seq+1 {
 		t.Fatalf("the table took %d ops (seq %d -> %d): the delete leaked", got-seq, seq, got)
 	}
-	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 1 {
+	if n := len(reg.Routes.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 1 {
 		t.Fatalf("local records %d", n)
 	}
 }
@@ -191,18 +191,18 @@ func TestDeliberateDeleteIsNotHeld(t *testing.T) {
 	if h, _, _ := c.call(3, zkwire.OpDelete, &zkwire.PathVersion{Path: "/services/a:1", Version: -1}); h.Err != zkwire.ErrOK {
 		t.Fatalf("delete: err %d", h.Err)
 	}
-	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
+	if n := len(reg.Routes.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
 		t.Fatalf("the delete's answer came with %d records still in the table: it was held", n)
 	}
 	// Created again, it is back; and deleted in a multi, it goes at once too.
 	create(t, c, 4, "/services/a:1", zkwire.FlagEphemeral)
-	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 1 {
+	if n := len(reg.Routes.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 1 {
 		t.Fatalf("re-created: %d records, want 1", n)
 	}
 	if h, _, _ := c.call(5, zkwire.OpMulti, &zkwire.MultiRequest{Ops: []zkwire.MultiOp{{Type: zkwire.OpDelete, Path: "/services/a:1", Version: -1}}}); h.Err != zkwire.ErrOK {
 		t.Fatalf("multi delete: err %d", h.Err)
 	}
-	if n := len(reg.t.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
+	if n := len(reg.Routes.LocalRecords(routes.ZnodeKey("/services/a:1", ""))); n != 0 {
 		t.Fatalf("the multi's answer came with %d records still in the table: it was held", n)
 	}
 }
@@ -215,7 +215,7 @@ func TestHeldDeleteIsReleased(t *testing.T) {
 	create(t, c, 1, "/e", zkwire.FlagEphemeral)
 	c.call(2, zkwire.OpDelete, &zkwire.PathVersion{Path: "/e", Version: -1})
 	testutil.Eventually(t, 10*time.Second, func() error {
-		if len(reg.t.LocalRecords(routes.ZnodeKey("/e", ""))) != 0 {
+		if len(reg.Routes.LocalRecords(routes.ZnodeKey("/e", ""))) != 0 {
 			return errors.New("the held delete never reached the table")
 		}
 		return nil
