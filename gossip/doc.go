@@ -58,7 +58,9 @@
 //     a 20-byte summary of its digest over UDP. A peer whose summary differs
 //     answers with its full digest over TCP and asks for ours; each side then
 //     pulls, in one request, the snapshots of the origins it is behind on
-//     (from that peer) or has diverged on (from the origin itself). A
+//     (from that peer) or has diverged on (same seq, other hash: from the
+//     origin itself, whose snapshot replaces whatever the puller holds of
+//     it at or below the snapshot's seq, routes/doc.go). A
 //     snapshot over 1 MiB goes in parts covering consecutive key ranges,
 //     each merged on its own, so an origin of any size can be synced
 //     (memberlist refuses a message over 20 MiB). Parts go in routes'

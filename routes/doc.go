@@ -24,9 +24,14 @@
 //     pair, kept up to date incrementally, so two replicas that hold the same
 //     records have the same entry regardless of how they got there. Comparing
 //     entries tells who is behind (lower seq: pull from the peer) and who
-//     missed something (same seq, other hash: pull from the origin itself,
-//     whose snapshot is authoritative and also removes keys whose tombstones
-//     were collected).
+//     missed something (same seq, other hash: pull from the origin itself).
+//     The origin's own snapshot is the truth at its seq: per key it
+//     replaces whatever the replica holds at or below that seq when it
+//     differs, even an op that looks newer (another op at a seq the origin
+//     used for another key, or a tombstone), and it removes the keys it
+//     does not list (their tombstones were collected). So a replica that
+//     differs from its origin at the same seq, whatever the cause, holds
+//     exactly the origin's records once it has merged that snapshot.
 //  5. Dropping an origin (its agent died or left) removes its records and
 //     sets its drop floor: every op and snapshot of an incarnation at or
 //     below the one dropped is refused from then on, under the table's own

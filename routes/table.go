@@ -317,10 +317,11 @@ func (t *Table) Merge(s Snapshot) Result {
 		if op.Rec != nil && !s.Covers(op.Key) {
 			within = false
 		}
-		// The origin's own snapshot is the truth at s.Seq, so the floor,
-		// which guards against replicas that forgot a tombstone, does not
-		// apply to it.
-		t.countOp(&res, t.applyChecked(s.Origin, st, op, !s.Authoritative))
+		if s.Authoritative {
+			t.countOp(&res, t.applyTruth(s.Origin, st, op, s.Seq))
+			continue
+		}
+		t.countOp(&res, t.applyChecked(s.Origin, st, op, true))
 	}
 	if fresh && within {
 		// Its puts (which ended clearOK) all lie in its range.
@@ -455,6 +456,44 @@ func (t *Table) applyChecked(origin string, st *originState, op Op, useFloor boo
 	}
 	if tb, ok := st.tombs[op.Key]; ok && !newer(op.Seq, op.Writer, tb.seq, tb.writer) {
 		st.seq = max(st.seq, op.Seq)
+		return opStale
+	}
+	t.applyLooked(origin, st, op, old, live)
+	return opApplied
+}
+
+// applyTruth applies an op of the origin's own snapshot at seq: the truth
+// about its key as of seq. So the floor, which guards against replicas
+// that forgot a tombstone, does not apply, and what this replica holds of
+// the key at or below seq is replaced by it when it differs, even where
+// per key it looks newer: a replica can hold another op at a seq the
+// origin holds no op of the key at (an op lost and another taken in its
+// place, a seq given twice), and comparing seqs would keep it forever,
+// the digest showing the same seq with another hash to every anti-entropy
+// round. Only what the replica holds above seq, which the origin wrote
+// after its snapshot, is kept.
+func (t *Table) applyTruth(origin string, st *originState, op Op, seq uint64) opOutcome {
+	if op.Seq > seq {
+		return t.applyChecked(origin, st, op, false) // not the snapshot's truth: an op like any
+	}
+	if op.Seq == 0 || (op.Rec != nil && (!op.Rec.valid() || !op.Rec.keyIs(op.Key))) || op.Key == "" ||
+		(origin == RulesOrigin) != (op.Writer != "") {
+		return opInvalid
+	}
+	if op.Rec != nil && op.Rec.stamp() > 0 {
+		t.stamps.witness(op.Rec.stamp())
+	}
+	old, live := st.live.get(op.Key)
+	tb, tombed := st.tombs[op.Key]
+	switch {
+	case live && old.seq > seq, tombed && tb.seq > seq:
+		return opStale // written after the snapshot
+	case op.Rec == nil && !live && tombed:
+		return opStale // deleted either way; tombstones count in no hash
+	case op.Rec != nil && live && old.seq == op.Seq && st.writer(op.Key) == op.Writer:
+		// The same op: one seq is one op of the origin. (Two contents at
+		// one (key, seq) would not show in the digest either: its hash
+		// is of keys and seqs.)
 		return opStale
 	}
 	t.applyLooked(origin, st, op, old, live)
