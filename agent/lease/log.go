@@ -57,8 +57,10 @@ func setAside(path string, keep bool) string {
 //
 // A host that crashes or reboots takes the clients on it down too, and a
 // lease restored after that would serve routes of processes that no
-// longer exist, so Restore drops every lease with a deadline when the
-// boot id changed (see bootID).
+// longer exist, so Restore drops every lease with a deadline written
+// during another boot (see bootID): the snapshot says its boot, and a
+// run whose own snapshot could not be written marks the log with its
+// boot before its first lease (logEntry.Boot).
 //
 // Reading judges each entry on its own: a damaged frame is skipped by
 // looking for the next intact one, so one bad entry mid-log does not cut
@@ -87,6 +89,12 @@ type logEntry struct {
 	Drop *leaseRef         `json:"drop,omitempty"`
 	// Drops are leases gone with the puts (HoldAll), as one change.
 	Drops []leaseRef `json:"drops,omitempty"`
+	// Boot, in an entry of nothing else, marks the entries after it as
+	// written during that boot of the host, up to the next mark (before
+	// the first: the snapshot's boot). A run writes one before its first
+	// lease when the snapshot is of another boot (its own could not be
+	// written: a full disk).
+	Boot string `json:"boot,omitempty"`
 }
 
 type leaseRef struct {

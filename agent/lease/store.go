@@ -35,6 +35,7 @@ const (
 type savedLease struct {
 	Lease
 	Records []routes.Record `json:"records"`
+	boot    string          // the boot of the host it was written in
 }
 
 // leaseFileBody is leases.json: every lease as of log entry Seq, saved
@@ -87,6 +88,9 @@ type Store struct {
 	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
 	log      *leaseLog  // nil until restoreLeases opened it
 	snapSize int64      // leases.json's size when last written
+	// booted: the files say that what is written next is written in
+	// this boot of the host (a snapshot of this boot, or a mark).
+	booted bool
 }
 
 func leaseKey(door, id string) string { return door + "\x00" + id }
@@ -253,6 +257,18 @@ func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 	if ls.log.healthy() != nil {
 		ls.compactLeases() // a fresh snapshot is the way back from a failed fsync
 	}
+	if !ls.booted && (e.Put != nil || len(e.Also) > 0) {
+		// The snapshot is of another boot (this one's could not be
+		// written): without the mark, a restart would take the leases
+		// after it for that boot's, whose processes are gone.
+		if boot := bootID(); boot != "" {
+			if err := ls.log.append(logEntry{Boot: boot}); err != nil {
+				ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
+				return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
+			}
+		}
+		ls.booted = true
+	}
 	if err := ls.log.append(e); err != nil {
 		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
 		return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
@@ -316,6 +332,7 @@ func (ls *Store) compactLeases() error {
 		return err
 	}
 	ls.log.markSynced() // the synced snapshot holds every entry
+	ls.booted = true
 	ls.mu.Lock()
 	ls.saved = saved
 	ls.lazy = map[string]bool{}
@@ -401,10 +418,14 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 	for i, sl := range body.Leases {
 		byKey[leaseKey(sl.Door, sl.ID)] = i
 		written[i] = body.Seq
+		body.Leases[i].boot = body.Boot
 	}
 	leases = body.Leases
+	cur := body.Boot // the boot the entries read so far were written in
 	for _, e := range entries {
 		switch {
+		case e.Boot != "":
+			cur = e.Boot
 		case e.Put != nil:
 			for _, put := range append([]json.RawMessage{e.Put}, e.Also...) {
 				var sl savedLease
@@ -413,6 +434,7 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 					lost = max(lost, e.Seq)
 					continue
 				}
+				sl.boot = cur
 				k := leaseKey(sl.Door, sl.ID)
 				if i, ok := byKey[k]; ok {
 					leases[i], written[i] = sl, e.Seq
@@ -456,7 +478,7 @@ func (ls *Store) Restore() routes.Delta {
 	if ls.dir == "" {
 		return routes.Delta{}
 	}
-	saved, boot, good, seq, dmg, err := readSavedLeases(ls.dir)
+	saved, _, good, seq, dmg, err := readSavedLeases(ls.dir)
 	logPath := filepath.Join(ls.dir, leaseLogFile)
 	if err != nil {
 		ls.logger.Error("saved leases cannot be read; setting the log aside", "dir", ls.dir, "err", err)
@@ -481,7 +503,7 @@ func (ls *Store) Restore() routes.Delta {
 		ls.logger.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
 		return routes.Delta{}
 	}
-	rebooted := boot != "" && boot != bootID()
+	thisBoot := bootID()
 	now := time.Now()
 	var puts []routes.Record
 	kept, expired, gone := 0, 0, 0
@@ -491,7 +513,7 @@ func (ls *Store) Restore() routes.Delta {
 		case sl.Expired(now):
 			expired++
 			continue
-		case rebooted && !sl.Deadline.IsZero():
+		case sl.boot != "" && sl.boot != thisBoot && !sl.Deadline.IsZero(): // the host rebooted since
 			gone++
 			continue
 		}
