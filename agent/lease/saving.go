@@ -152,7 +152,7 @@ func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 	h := hashBytes(b)
 	if had && inFile && old.SameCover(l) && h == sv.hash {
 		ls.mu.Lock()
-		ls.m[k] = l
+		ls.setLocked(k, l)
 		delete(ls.dropLater, k)
 		ls.mu.Unlock()
 		ls.refresh(k, old, had, l, sv)
@@ -185,7 +185,7 @@ func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 	}
 	keys := []string{k}
 	ls.mu.Lock()
-	ls.m[k] = l
+	ls.setLocked(k, l)
 	ls.saved[k] = savedState{deadline: l.Deadline, seq: seq, hash: h, wseq: wseq}
 	ls.pending[k] = pendingHold{seq: wseq, recs: b, hash: h}
 	delete(ls.lazy, k)
@@ -216,27 +216,17 @@ type otherHold struct {
 	hash     uint64
 }
 
-// othersHolding lists the leases other than k that cover a record recs
-// change (one already in the table, held differently), with their
-// records as they will be once recs are applied, where those differ from
-// what the files hold: a record two holders share must come back from a
-// crash as last acknowledged, whichever of them changed it last (a URL a
-// ZooKeeper session created and an HTTP registration holds too), not as
-// the one whose lease the restore happens to read last. saveMu held.
+// othersHolding lists the leases other than k that cover a record of
+// recs, with their records as they will be once recs are applied, where
+// those differ from what the files hold: a record two holders share must
+// come back from a crash as last acknowledged, whichever of them changed
+// it last (a URL a ZooKeeper session created and an HTTP registration
+// holds too), not as the one whose lease the restore happens to read
+// last. Finding them costs a look-up per record and path separator
+// (setLocked's index); only a shared record costs an encoding. saveMu
+// held.
 func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, error) {
-	var changed []routes.Record
-	for _, r := range recs {
-		old, ok := ls.table.LocalRecord(r.Key())
-		if !ok {
-			continue // new here: no other lease holds a value of it
-		}
-		ob, err1 := json.Marshal(old)
-		nb, err2 := json.Marshal(r)
-		if err1 != nil || err2 != nil || string(ob) != string(nb) {
-			changed = append(changed, r)
-		}
-	}
-	if len(changed) == 0 {
+	if len(recs) == 0 {
 		return nil, nil
 	}
 	type cand struct {
@@ -247,28 +237,25 @@ func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, err
 	}
 	var cands []cand
 	ls.mu.Lock()
-	for ok, o := range ls.m {
-		if ok == k {
-			continue
-		}
-		for _, r := range changed {
-			if o.Covers(r.Key()) {
-				cands = append(cands, cand{k: ok, l: o, pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
-				break
-			}
-		}
+	ks := map[string]bool{}
+	for _, r := range recs {
+		ls.holdersLocked(r.Key(), ks)
+	}
+	delete(ks, k)
+	for ok := range ks {
+		cands = append(cands, cand{k: ok, l: ls.m[ok], pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
 	}
 	ls.mu.Unlock()
 	var out []otherHold
 	for _, c := range cands {
-		puts := changed
+		puts := recs
 		if c.pending != nil {
 			// Held, not applied yet: its records are what it held.
 			var held []routes.Record
 			if err := json.Unmarshal(c.pending, &held); err != nil {
 				return nil, fmt.Errorf("cannot read the held records of lease %s/%s: %w", c.l.Door, c.l.ID, err)
 			}
-			puts = append(held, changed...)
+			puts = append(held, recs...)
 		}
 		b, err := json.Marshal(c.l.RecordsAfter(ls.table, puts, nil))
 		if err != nil {
@@ -320,7 +307,7 @@ func (ls *Store) Drop(door, id string) (Saving, error) {
 
 // forgetLocked forgets lease k in memory. ls.mu held.
 func (ls *Store) forgetLocked(k string) {
-	delete(ls.m, k)
+	ls.setLocked(k, Lease{})
 	delete(ls.lazy, k)
 	delete(ls.pending, k)
 	delete(ls.dropLater, k)

@@ -71,8 +71,9 @@ type Store struct {
 	mu       sync.Mutex
 	dir      string // "" without a data dir
 	m        map[string]Lease
-	saved    map[string]savedState // by lease key: what the files hold
-	lazy     map[string]bool       // leases whose deadline or state waits for the saver
+	held     map[string]map[string]bool // a key or prefix of a lease in m → the leases naming it (setLocked)
+	saved    map[string]savedState      // by lease key: what the files hold
+	lazy     map[string]bool            // leases whose deadline or state waits for the saver
 	restored map[string][]Lease
 	claimed  map[string]bool
 	frozen   bool // shutting down: the files stay as they are
@@ -98,7 +99,7 @@ func leaseKey(door, id string) string { return door + "\x00" + id }
 // NewStore makes the lease store of the agent whose table is table, saving
 // to dataDir ("": saving nothing). Restore reads what it saved before.
 func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
-	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, saved: map[string]savedState{}, lazy: map[string]bool{},
+	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, held: map[string]map[string]bool{}, saved: map[string]savedState{}, lazy: map[string]bool{},
 		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1),
 		pending: map[string]pendingHold{}, dropLater: map[string]leaseRef{}}
 }
@@ -118,7 +119,7 @@ func (ls *Store) PutLease(l Lease) error {
 	k := leaseKey(l.Door, l.ID)
 	ls.mu.Lock()
 	old, had := ls.m[k]
-	ls.m[k] = l
+	ls.setLocked(k, l)
 	delete(ls.dropLater, k)
 	delete(ls.pending, k) // the door has applied what a Hold wrote: the table says
 	if ls.dir == "" || ls.frozen {
@@ -524,7 +525,7 @@ func (ls *Store) Restore() routes.Delta {
 			}
 		}
 		k := leaseKey(sl.Door, sl.ID)
-		ls.m[k] = sl.Lease
+		ls.setLocked(k, sl.Lease)
 		ls.restored[sl.Door] = append(ls.restored[sl.Door], sl.Lease)
 		// The files hold it, whether or not the snapshot below can be
 		// written (a full disk): its removal must be written too.
@@ -615,7 +616,7 @@ func (ls *Store) Freeze(forget bool) {
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
 	if forget {
-		ls.m = map[string]Lease{}
+		ls.m, ls.held = map[string]Lease{}, map[string]map[string]bool{}
 		ls.pending = map[string]pendingHold{}
 	}
 	frozen := ls.frozen

@@ -22,7 +22,7 @@ type testAgent struct {
 	leases *Store
 }
 
-func leaseAgent(t *testing.T, dir string) *testAgent {
+func leaseAgent(t testing.TB, dir string) *testAgent {
 	t.Helper()
 	table := routes.NewTable("self", uint64(time.Now().UnixNano()))
 	a := &testAgent{table: table, leases: NewStore(dir, table, slog.New(slog.NewTextHandler(io.Discard, nil)))}

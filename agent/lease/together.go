@@ -112,7 +112,7 @@ func (ls *Store) applyAll(cs []Change, recs func(int) (json.RawMessage, uint64),
 			delete(ls.saved, k)
 			continue
 		}
-		ls.m[k] = c.Lease
+		ls.setLocked(k, c.Lease)
 		delete(ls.dropLater, k)
 		delete(ls.lazy, k)
 		if wseq == 0 {
@@ -190,4 +190,53 @@ func (ls *Store) resync() bool {
 		return true
 	}
 	return ls.compactLeases() == nil
+}
+
+// setLocked sets lease k to l in memory (the zero Lease: removes it),
+// keeping the index of which leases name which keys and prefixes, so
+// that othersHolding finds a record's other holders by look-ups rather
+// than by reading every lease. ls.mu held.
+func (ls *Store) setLocked(k string, l Lease) {
+	if old, ok := ls.m[k]; ok {
+		for _, cs := range [][]string{old.Keys, old.Prefixes} {
+			for _, c := range cs {
+				if ks := ls.held[c]; ks != nil {
+					delete(ks, k)
+					if len(ks) == 0 {
+						delete(ls.held, c)
+					}
+				}
+			}
+		}
+	}
+	if l.Door == "" && l.ID == "" {
+		delete(ls.m, k)
+		return
+	}
+	ls.m[k] = l
+	for _, cs := range [][]string{l.Keys, l.Prefixes} {
+		for _, c := range cs {
+			ks := ls.held[c]
+			if ks == nil {
+				ks = map[string]bool{}
+				ls.held[c] = ks
+			}
+			ks[k] = true
+		}
+	}
+}
+
+// holdersLocked adds to out the leases covering key: naming it, or a
+// prefix of it (each ends with '/'). ls.mu held.
+func (ls *Store) holdersLocked(key string, out map[string]bool) {
+	for k := range ls.held[key] {
+		out[k] = true
+	}
+	for i := 0; i < len(key)-1; i++ {
+		if key[i] == '/' {
+			for k := range ls.held[key[:i+1]] {
+				out[k] = true
+			}
+		}
+	}
 }
