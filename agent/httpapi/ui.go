@@ -19,7 +19,6 @@ func (s *Server) serveUI(mux *http.ServeMux) {
 	mux.Handle("/v1/rules", s.endpoint(methods{"GET": s.getRules}))
 	mux.Handle("GET /v1/brokers", s.endpoint(methods{"GET": s.getBrokers}))
 	mux.Handle("GET /v1/brokers/leases", s.endpoint(methods{"GET": s.getBrokerLeases}))
-	s.log.Info("web UI", "url", s.UIURL())
 }
 
 // getIndex answers the table's index, which moves on every change of the
