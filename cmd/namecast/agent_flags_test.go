@@ -96,3 +96,30 @@ func TestAgentBadFlagIsTwoLines(t *testing.T) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 }
+
+// A duration flag given something else says what a duration looks like;
+// flag.Duration said only "parse error". Help still shows the placeholder
+// and the default.
+func TestBadDurationFlagSaysWhatADurationIs(t *testing.T) {
+	for _, f := range []string{"--nacos-grace", "--zookeeper-grace"} {
+		_, _, err := parseAgentFlags([]string{f, "abc"}, io.Discard)
+		if err == nil || strings.Contains(err.Error(), "parse error") || !strings.Contains(err.Error(), "such as 30s") {
+			t.Errorf("%s abc: %v; want it to say what a duration looks like", f, err)
+		}
+	}
+	for _, args := range [][]string{{"register", "url", "--ttl", "soon", "dubbo://h:1/x"}, {"register", "broker", "--ttl", "soon", "--file", "-"},
+		{"register", "instance", "app", "h:1", "--ttl", "soon"}} {
+		r := run(t, "", args...)
+		if r.code != 2 || strings.Contains(r.stderr, "parse error") || !strings.Contains(r.stderr, "such as 30s") {
+			t.Errorf("%v: exit %d, %q; want 2 and what a duration looks like", args, r.code, r.stderr)
+		}
+	}
+	var help strings.Builder
+	parseAgentFlags([]string{"--help"}, &help)
+	if !strings.Contains(help.String(), "--nacos-grace duration\n") || !strings.Contains(help.String(), "(default 5s)") {
+		t.Errorf("agent --help lost the duration placeholder or default:\n%s", help.String())
+	}
+	if r := run(t, "", "register", "url", "--help"); !strings.Contains(r.stdout, "--ttl duration\n") {
+		t.Errorf("register url --help lost the duration placeholder:\n%s", r.stdout)
+	}
+}

@@ -80,7 +80,7 @@ discovery): the /services/APP/HOST:PORT znode Curator and dubbo-go read.
 With --interface, the agent also maps each interface to APP and writes the
 application's metadata, so Dubbo 3 consumers can call the instance.`)
 	f.register(fs)
-	ttl := fs.Duration("ttl", 0, "withdraw unless registered again within this `duration`, such as 30s")
+	ttl := durationFlag(fs, "ttl", 0, "withdraw unless registered again within this `duration`, such as 30s")
 	var ifaces, meta stringList
 	fs.Var(&ifaces, "interface", "an `interface` the instance exports (repeatable)")
 	fs.Var(&meta, "meta", "a `key=value` of the instance's metadata (repeatable)")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/namecast/namecast/client"
 )
@@ -54,6 +55,9 @@ func printFlags(fs *flag.FlagSet) {
 			first = false
 		}
 		arg, usage := flag.UnquoteUsage(fl)
+		if _, ok := fl.Value.(durationValue); ok && arg == "value" {
+			arg = "duration"
+		}
 		fmt.Fprintf(w, "  --%s", fl.Name)
 		if arg != "" {
 			fmt.Fprintf(w, " %s", arg)
@@ -169,4 +173,31 @@ func (c *cli) call(f *clientFlags, fn func(ctx context.Context, cl *client.Clien
 	ctx, cancel := c.context()
 	defer cancel()
 	return fn(ctx, cl)
+}
+
+// durationValue is a duration flag whose error says what a duration looks
+// like; flag.Duration's says only "parse error".
+type durationValue struct{ d *time.Duration }
+
+// durationFlag defines a duration flag, as fs.Duration does.
+func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
+	d := value
+	fs.Var(durationValue{&d}, name, usage)
+	return &d
+}
+
+func (v durationValue) String() string {
+	if v.d == nil {
+		return ""
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a number with a unit, such as 30s, 500ms or 2m")
+	}
+	*v.d = d
+	return nil
 }

@@ -35,7 +35,7 @@ PUT /v1/brokers, replacing its previous registration:
    "ttl": "120s"}`)
 	f.register(fs)
 	file := fs.String("file", "", "JSON `file` with the registration, - for stdin")
-	ttl := fs.Duration("ttl", 0, "withdraw unless renewed within this `duration`; overrides the file's ttl")
+	ttl := durationFlag(fs, "ttl", 0, "withdraw unless renewed within this `duration`; overrides the file's ttl")
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func runRegisterURL(c *cli, args []string) error {
 (providers when absent). Without --ttl it stays until the agent leaves; with
 one it must be registered again within the ttl or it expires.`)
 	f.register(fs)
-	ttl := fs.Duration("ttl", 0, "withdraw unless registered again within this `duration`, such as 30s")
+	ttl := durationFlag(fs, "ttl", 0, "withdraw unless registered again within this `duration`, such as 30s")
 	pos, err := c.parse(fs, args)
 	if err != nil {
 		return err
