@@ -56,8 +56,14 @@ func writeJSON(w http.ResponseWriter, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// formService reads the service a request names; a bad name is the
+// client's error (400), whatever the handler answers for failures.
 func formService(r *http.Request) (service, error) {
-	return newService(r.FormValue("namespaceId"), r.FormValue("groupName"), r.FormValue("serviceName"))
+	sv, err := newService(r.FormValue("namespaceId"), r.FormValue("groupName"), r.FormValue("serviceName"))
+	if err != nil {
+		return sv, invalid(err)
+	}
+	return sv, nil
 }
 
 // formInstance reads an instance from Nacos' register parameters.

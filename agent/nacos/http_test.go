@@ -104,3 +104,19 @@ func TestHTTPConfigs(t *testing.T) {
 		t.Fatalf("deleted config: %d", code)
 	}
 }
+
+// A registration with a bad service name is the client's error: 400, as
+// Nacos answers a missing serviceName, and nothing registered. It was
+// 503, which tells a client to retry the same request later.
+func TestHTTPBadServiceNameIs400(t *testing.T) {
+	s, reg := startServer(t)
+	for _, name := range []string{"", "a/b", "a@@b@@c", strings.Repeat("x", MaxServiceName+1)} {
+		code, body := do(t, s, "POST", "/nacos/v1/ns/instance", url.Values{"serviceName": {name}, "ip": {"10.0.0.3"}, "port": {"8080"}})
+		if code != 400 || !strings.Contains(body, "serviceName") {
+			t.Errorf("serviceName %.20q: %d %s; want 400 naming serviceName", name, code, body)
+		}
+	}
+	if n, m := reg.Routes.Len(); m != 0 {
+		t.Fatalf("bad input changed the table: %d origins, %d records", n, m)
+	}
+}
