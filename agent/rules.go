@@ -20,8 +20,9 @@ import (
 // checksum, package sealed) of every rule this
 // agent holds (its own writes and its peers'), rules.log the deltas this
 // agent's doors wrote since that snapshot. A write through a door is
-// prepared (stamped), appended to the log and fsynced (writers share
-// fsyncs), and only then applied and gossiped, so the answer never
+// prepared (stamped, in the order writes reach the agent), appended to
+// the log and fsynced (writers share fsyncs), and only then applied and
+// gossiped, so the answer never
 // precedes the disk, and a write that cannot be saved changes nothing
 // anywhere. Rules learnt from peers reach rules.json with the next
 // snapshot (at most a second later): a peer that acknowledged them holds
