@@ -3,6 +3,7 @@ package zookeeper_test
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"sort"
 	"strconv"
@@ -32,6 +33,7 @@ var (
 	// P1 (cmd/namecast-bench) runs its clusters on the lan profile; the
 	// register-to-watch figure is compared with it, so it does too.
 	figuresProfile = flag.String("figures.profile", "lan", "timing profile of the register-to-watch clusters")
+	figuresPause   = flag.Bool("figures.pause", true, "space the register-to-watch figure's changes as P1 spaces its trials (see pause)")
 )
 
 func part(name string) bool { return strings.Contains(","+*figuresParts+",", ","+name+",") }
@@ -275,6 +277,7 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 	waitExists(t, cc, root)
 	var d, gone, closed dist
 	for i := 0; i < 100; i++ {
+		pause()
 		_, _, w, err := cc.ChildrenW(root)
 		if err != nil {
 			t.Fatal(err)
@@ -291,6 +294,7 @@ func figPropagation(t *testing.T, name, a, b string, n int) {
 			t.Fatalf("%s: no watch event on B within 30s", name)
 		}
 		// Remove it and wait until B saw the removal, so trials stay apart.
+		pause()
 		gone = append(gone, timeDelete(t, name, pc, cc, root, p))
 		waitGone(t, cc, p)
 		closed = append(closed, timeCloseSession(t, name, a, cc, root, root+"/"+providerName(1000+i)))
@@ -310,6 +314,7 @@ func timeCloseSession(t *testing.T, name, a string, cc *zk.Conn, root, p string)
 		t.Fatal(err)
 	}
 	waitExists(t, cc, p)
+	pause()
 	_, _, w, err := cc.ChildrenW(root)
 	if err != nil {
 		t.Fatal(err)
@@ -324,6 +329,26 @@ func timeCloseSession(t *testing.T, name, a string, cc *zk.Conn, root, p string)
 	d := time.Since(s)
 	waitGone(t, cc, p)
 	return d
+}
+
+// pause spaces the register-to-watch figure's timed changes by a random
+// 0.3-0.8 s, as namecast-bench P1 spaces its trials: enough for the
+// previous change's retransmissions to die down, random so that changes
+// do not start in step with the gossip ticker, and above all a rate at
+// which a provider's agent really changes its records. Back to back
+// (-figures.pause=false), the trials made ~130 changes a second through
+// agent A on an idle host, ~6,400 datagrams a second at N=50: three times
+// A's direct budget (gossip/direct.go: 2,048 a second once a burst of
+// 8,192 is spent), so after the first few seconds A sent about one change
+// in four by the epidemic push instead, which leaves a member waiting a
+// gossip tick or two now and then: the 150-550 ms trials of the first
+// N=50 figures. The figure is of one change's way to another agent, not
+// of a bulk change's; the agents' FIG lines say how many changes went
+// past the budget.
+func pause() {
+	if *figuresPause {
+		time.Sleep(300*time.Millisecond + rand.N(500*time.Millisecond))
+	}
 }
 
 // timeDelete deletes p through pc and times it until a child watch on root
