@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/namecast/namecast/client"
+	"github.com/namecast/namecast/dubbo"
 )
 
 const registerHelp = `Registers with the agent, which owns the registration from then on: it
@@ -90,7 +91,9 @@ func runRegisterURL(c *cli, args []string) error {
 	var f clientFlags
 	fs := newFlagSet("register url", "URL [flags]", `Registers a Dubbo-style service URL. Its category parameter files it
 (providers when absent). Without --ttl it stays until the agent leaves; with
-one it must be registered again within the ttl or it expires.`)
+one it must be registered again within the ttl or it expires. A URL with
+dynamic=false (routers, configurators) is a cluster-wide rule instead: it
+stays, on every agent, until deleted, and takes no --ttl.`)
 	f.register(fs)
 	ttl := durationFlag(fs, "ttl", 0, "withdraw unless registered again within this `duration`, such as 30s")
 	pos, err := c.parse(fs, args)
@@ -111,7 +114,10 @@ one it must be registered again within the ttl or it expires.`)
 		fmt.Fprintf(c.stdout, "registered %s\n", res.URL)
 		t := newTable(c.stdout, "INTERFACE", "CATEGORY", "EXPIRES")
 		expires := "with the agent"
-		if *ttl > 0 {
+		switch u, err := dubbo.Parse(res.URL); {
+		case err == nil && !u.Dynamic():
+			expires = "until deleted (dynamic=false: a cluster-wide rule)"
+		case *ttl > 0:
 			expires = "unless renewed within " + ttl.String()
 		}
 		t.row(res.Interface, res.Category, expires)

@@ -146,3 +146,15 @@ func TestKeys(t *testing.T) {
 		t.Errorf("partial failure: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A dynamic=false URL is a cluster-wide rule that outlives the agent: the
+// answer says so. It said "with the agent", as for a registration.
+func TestRegisterRuleURLSaysItOutlivesTheAgent(t *testing.T) {
+	f := newFakeAgent(t)
+	const rule = "condition://0.0.0.0/com.foo.Bar?category=routers&dynamic=false&rule=abc"
+	f.on("PUT /v1/urls", 200, `{"url":"`+rule+`","interface":"com.foo.Bar","category":"routers"}`)
+	out := ok(t, "register", "url", rule, "--http", f.addr())
+	if strings.Contains(out, "with the agent") || !strings.Contains(out, "until deleted") {
+		t.Errorf("a dynamic=false URL printed\n%s\nwant it to say it stays until deleted", out)
+	}
+}
