@@ -36,30 +36,7 @@ const RuleTombstoneTTL = 72 * time.Hour
 func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.origins[RulesOrigin]
-	writer := t.local + "@" + strconv.FormatUint(t.origins[t.local].inc, 10)
-	d = Delta{Origin: RulesOrigin}
-	for _, r := range puts {
-		key := r.Key()
-		if key == "" {
-			continue
-		}
-		if e, ok := st.live.get(key); ok && e.equal(r) {
-			continue
-		}
-		rec := r.clone()
-		op := Op{Key: key, Seq: t.nextRuleTime(), Rec: &rec, Writer: writer}
-		t.applyOp(RulesOrigin, st, op)
-		d.Ops = append(d.Ops, op)
-	}
-	for _, key := range deletes {
-		if _, ok := st.live.get(key); !ok {
-			continue
-		}
-		op := Op{Key: key, Seq: t.nextRuleTime(), Writer: writer}
-		t.applyOp(RulesOrigin, st, op)
-		d.Ops = append(d.Ops, op)
-	}
+	d = t.ruleOpsLocked(puts, deletes, true)
 	if len(d.Ops) > 0 {
 		t.watch.bump()
 	}
@@ -74,9 +51,24 @@ func (t *Table) ApplyRules(puts []Record, deletes []string) (d Delta, ok bool) {
 func (t *Table) PrepareRules(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	d = t.ruleOpsLocked(puts, deletes, false)
+	return d, len(d.Ops) > 0
+}
+
+// ruleOpsLocked stamps an op for each put that changes a rule and each
+// delete of a live one, written by this agent's name and incarnation;
+// with apply, each op is applied as it is made (so a later put or delete
+// of the same key sees it). t.mu held.
+func (t *Table) ruleOpsLocked(puts []Record, deletes []string, apply bool) Delta {
 	st := t.origins[RulesOrigin]
 	writer := t.local + "@" + strconv.FormatUint(t.origins[t.local].inc, 10)
-	d = Delta{Origin: RulesOrigin}
+	d := Delta{Origin: RulesOrigin}
+	add := func(op Op) {
+		if apply {
+			t.applyOp(RulesOrigin, st, op)
+		}
+		d.Ops = append(d.Ops, op)
+	}
 	for _, r := range puts {
 		key := r.Key()
 		if key == "" {
@@ -86,15 +78,15 @@ func (t *Table) PrepareRules(puts []Record, deletes []string) (d Delta, ok bool)
 			continue
 		}
 		rec := r.clone()
-		d.Ops = append(d.Ops, Op{Key: key, Seq: t.nextRuleTime(), Rec: &rec, Writer: writer})
+		add(Op{Key: key, Seq: t.nextRuleTime(), Rec: &rec, Writer: writer})
 	}
 	for _, key := range deletes {
 		if _, ok := st.live.get(key); !ok {
 			continue
 		}
-		d.Ops = append(d.Ops, Op{Key: key, Seq: t.nextRuleTime(), Writer: writer})
+		add(Op{Key: key, Seq: t.nextRuleTime(), Writer: writer})
 	}
-	return d, len(d.Ops) > 0
+	return d
 }
 
 // RulesSize is the size of every live rule as RuleSize counts it, and the
