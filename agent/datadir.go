@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +28,7 @@ func (a *Agent) incarnation() (uint64, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		prev, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 		if perr != nil {
-			aside, _ := setAside(path)
+			aside, _ := atomicfile.SetAside(path)
 			a.log.Warn("incarnation file is corrupt; set it aside", "path", path, "aside", aside, "err", perr)
 		} else if prev >= inc {
 			inc = prev + 1
@@ -51,45 +49,6 @@ func (a *Agent) saveIncarnation(inc uint64) {
 	path := filepath.Join(a.cfg.DataDir, "incarnation")
 	if err := atomicfile.Write(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
 		a.log.Error("saving the raised incarnation to the data dir failed", "path", path, "err", err)
-	}
-}
-
-// setAside renames a damaged file out of the way under a name no earlier
-// set-aside copy has, so a later restart never overwrites the evidence
-// of an earlier one: path.corrupt, then path.corrupt.1, .2, ...
-func setAside(path string) (string, error) {
-	for i := 0; ; i++ {
-		dst := path + ".corrupt"
-		if i > 0 {
-			dst += "." + strconv.Itoa(i)
-		}
-		if _, err := os.Lstat(dst); err == nil {
-			continue
-		}
-		return dst, os.Rename(path, dst)
-	}
-}
-
-// copyAside is setAside for a file that stays in use: a copy.
-func copyAside(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	for i := 0; ; i++ {
-		dst := path + ".corrupt"
-		if i > 0 {
-			dst += "." + strconv.Itoa(i)
-		}
-		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(b)
-		return dst, errors.Join(err, f.Sync(), f.Close())
 	}
 }
 

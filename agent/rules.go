@@ -78,7 +78,7 @@ func (a *Agent) loadRules() error {
 	return nil
 }
 
-// readRules merges the saved rules into the table; with setAside it also
+// readRules merges the saved rules into the table; with setAsides it also
 // sets damaged files aside (copies them, for the log).
 func (a *Agent) readRules(setAsides bool) error {
 	path := filepath.Join(a.cfg.DataDir, rulesFile)
@@ -101,7 +101,7 @@ func (a *Agent) readRules(setAsides bool) error {
 		} else {
 			aside := ""
 			if setAsides {
-				aside, _ = setAside(path)
+				aside, _ = atomicfile.SetAside(path)
 			}
 			a.log.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
 		}
@@ -123,7 +123,7 @@ func (a *Agent) readRules(setAsides bool) error {
 		applied += a.table.Apply(d).Applied
 	}
 	if damaged > 0 && setAsides {
-		aside, _ := copyAside(logPath)
+		aside, _ := atomicfile.CopyAside(logPath)
 		a.log.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", aside)
 	}
 	if len(entries) > 0 {

@@ -8,37 +8,10 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 )
-
-// setAside renames a damaged file out of the way under a name no earlier
-// set-aside copy has (path.corrupt, path.corrupt.1, ...), so a later
-// restart never overwrites the evidence of an earlier one.
-func setAside(path string, keep bool) string {
-	for i := 0; ; i++ {
-		dst := path + ".corrupt"
-		if i > 0 {
-			dst += "." + strconv.Itoa(i)
-		}
-		if _, err := os.Lstat(dst); err == nil {
-			continue
-		}
-		if keep {
-			b, err := os.ReadFile(path)
-			if err != nil || os.WriteFile(dst, b, 0o600) != nil {
-				return ""
-			}
-			return dst
-		}
-		if os.Rename(path, dst) != nil {
-			return ""
-		}
-		return dst
-	}
-}
 
 // The leases are kept in two files: leases.json, every lease with its
 // records as of some moment, and leases.log, the changes since, appended

@@ -484,14 +484,14 @@ func (ls *Store) Restore() routes.Delta {
 	if err != nil {
 		ls.logger.Error("saved leases cannot be read; setting the log aside", "dir", ls.dir, "err", err)
 		saved, good, seq = nil, 0, 0
-		setAside(logPath, false)
+		_, _ = atomicfile.SetAside(logPath)
 	}
 	if dmg.snapshot != nil {
-		aside := setAside(filepath.Join(ls.dir, leasesFile), false)
+		aside, _ := atomicfile.SetAside(filepath.Join(ls.dir, leasesFile))
 		ls.logger.Warn("the lease snapshot is unreadable; set it aside and restored what the log holds", "err", dmg.snapshot, "aside", aside)
 	}
 	if dmg.logParts > 0 || dmg.entries > 0 {
-		aside := setAside(logPath, true)
+		aside, _ := atomicfile.CopyAside(logPath)
 		ls.logger.Warn("the lease log has damaged entries (the agent died while writing one, or the file was damaged); skipped them and restored the rest",
 			"path", logPath, "damaged_stretches", dmg.logParts, "undecodable_leases", dmg.entries, "copy", aside)
 	}

@@ -20,6 +20,10 @@
 // killed between the write and the rename leaves its temporary file
 // (path.tmpNNN) behind; callers that own the directory remove such
 // files at start.
+//
+// A file found damaged is set aside rather than overwritten or deleted
+// (SetAside, or CopyAside for one that stays in use), under a name no
+// earlier set-aside copy has, so every restart's evidence is kept.
 package atomicfile
 
 import (
