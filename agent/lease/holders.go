@@ -4,12 +4,15 @@ package lease
 // key: another holder (an HTTP registration, a ZooKeeper session, a
 // RocketMQ connection) still holds the record, so door letting go of it
 // must not withdraw it. Leases are kept in memory with or without a data
-// dir, so this holds without one too.
+// dir, so this holds without one too. It looks the key up in the index of
+// what each lease names (setLocked), not through every lease.
 func (ls *Store) HeldByOtherDoor(key, door string) bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	for _, l := range ls.m {
-		if l.Door != door && l.Covers(key) {
+	ks := map[string]bool{}
+	ls.holdersLocked(key, ks)
+	for k := range ks {
+		if l := ls.m[k]; l.Door != door && l.Covers(key) {
 			return true
 		}
 	}

@@ -140,3 +140,33 @@ func TestPrefixLeaseIsAnotherHolder(t *testing.T) {
 		t.Errorf("%d saved leases hold the queue, want 2", holders)
 	}
 }
+
+// HeldByOtherDoor finds holders through the index as Covers says: by
+// key, by a prefix ending at a separator, never by a bare "starts with".
+func TestHeldByOtherDoorByKeyAndPrefix(t *testing.T) {
+	a := leaseAgent(t, "")
+	a.leases.PutLease(Lease{Door: "rocketmq", ID: "b", Prefixes: []string{"queue/b/", "old/key"}})
+	a.leases.PutLease(Lease{Door: "zookeeper", ID: "1", Keys: []string{"znode/a/b"}})
+	for _, c := range []struct {
+		key, door string
+		want      bool
+	}{
+		{"queue/b/t1", "http", true},
+		{"queue/b/t1", "rocketmq", false}, // its own door's
+		{"queue/bc/t1", "http", false},
+		{"queue/b/", "http", true},
+		{"old/key", "http", true},
+		{"old/key2", "http", false},
+		{"znode/a/b", "http", true},
+		{"znode/a/bc", "http", false},
+		{"znode/a", "http", false},
+	} {
+		if got := a.leases.HeldByOtherDoor(c.key, c.door); got != c.want {
+			t.Errorf("HeldByOtherDoor(%q, %q) = %v, want %v", c.key, c.door, got, c.want)
+		}
+	}
+	a.leases.DropLease("rocketmq", "b")
+	if a.leases.HeldByOtherDoor("queue/b/t1", "http") {
+		t.Error("a dropped lease still holds its records")
+	}
+}
