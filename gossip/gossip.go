@@ -263,7 +263,9 @@ func (g *Gossip) QueuedBroadcasts() int {
 // miss (it then waits out failure detection), and it looks like a death to
 // the EventDelegate (the node it passes never has its State updated); the
 // direct word makes peers withdraw our routes within a round trip and
-// record us as left, not to be reconnected.
+// record us as left, not to be reconnected. memberlist's leave times out
+// when no member is left to gossip its broadcast to; that is no error when
+// every other member is gone or leaving too.
 func (g *Gossip) Leave(timeout time.Duration) error {
 	ml := g.ml.Load()
 	if ml == nil {
@@ -294,7 +296,15 @@ func (g *Gossip) Leave(timeout time.Duration) error {
 	case <-time.After(timeout / 2):
 		g.log.Warn("not every member was told of our leave in time; they will see it by gossip")
 	}
-	return ml.Leave(timeout / 2)
+	err := ml.Leave(timeout / 2)
+	if err != nil && !g.othersAlive() {
+		// Every other member is gone or told us it is leaving too (a whole
+		// cluster stopped at once): nobody was left to pass memberlist's
+		// broadcast on, and nobody is left who needs it.
+		g.log.Info("no other member left to tell of our leave", "memberlist", err)
+		return nil
+	}
+	return err
 }
 
 // Shutdown stops memberlist without a leave (peers will see us fail) and
@@ -324,6 +334,19 @@ func (g *Gossip) LocalAddr() string {
 		return m.addr
 	}
 	return ""
+}
+
+// othersAlive reports whether a member other than this one is alive as
+// this member last heard.
+func (g *Gossip) othersAlive() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for name, m := range g.members {
+		if name != g.name && m.status == StatusAlive {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Gossip) numMembers() int {
