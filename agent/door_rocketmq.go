@@ -12,7 +12,6 @@ func (a *Agent) startRocketMQ() error {
 		return nil
 	}
 	srv, err := rocketmq.NewServer(rocketmq.Config{
-		Addr:          addr,
 		MaxConns:      a.cfg.RocketMQMaxConns,
 		MaxConnsPerIP: a.cfg.RocketMQMaxConnsPerIP,
 		Host:          a.host.For("rocketmq"),

@@ -16,7 +16,6 @@ func (a *Agent) startZooKeeper() error {
 		return nil
 	}
 	srv, err := zookeeper.NewServer(zookeeper.Config{
-		Addr:           addr,
 		Grace:          time.Duration(a.cfg.ZooKeeperGrace),
 		DeleteHold:     time.Duration(a.cfg.ZooKeeperDeleteHold),
 		MaxClientConns: a.cfg.ZooKeeperMaxClientConns,

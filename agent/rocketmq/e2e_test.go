@@ -23,14 +23,11 @@ func nameServer(t *testing.T, c *agenttest.Cluster, i int) string {
 	if w, ok := any(a).(interface{ RocketMQAddr() string }); ok && w.RocketMQAddr() != "" {
 		return w.RocketMQAddr()
 	}
-	s, err := rocketmq.NewServer(rocketmq.Config{Addr: "127.0.0.1:0", Host: a.Host()})
+	s, err := rocketmq.NewServer(rocketmq.Config{Host: a.Host()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	testutil.ServeDoor(t, s)
 	return s.Addr()
 }
 

@@ -212,7 +212,7 @@ func testLogger() *slog.Logger {
 // startServer serves reg on a free loopback port until the test ends.
 func startServer(t testing.TB, reg host.Host, tune ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Addr: "127.0.0.1:0", Host: reg, Logger: testLogger()}
+	cfg := Config{Host: reg, Logger: testLogger()}
 	for _, f := range tune {
 		f(&cfg)
 	}
@@ -220,10 +220,7 @@ func startServer(t testing.TB, reg host.Host, tune ...func(*Config)) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	testutil.ServeDoor(t, s)
 	return s
 }
 

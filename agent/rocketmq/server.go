@@ -38,8 +38,6 @@ const (
 
 // Config configures a Server. Zero fields take the defaults above.
 type Config struct {
-	// Addr is the TCP address to listen on; port 0 picks a free port.
-	Addr string
 	// MaxFrame caps a frame, length prefix included (default 16 MiB, Java's
 	// cap). Raise it for brokers with tens of thousands of topics, whose
 	// registrations exceed 16 MiB (issue #5296).
@@ -88,9 +86,6 @@ type Config struct {
 func (c *Config) setDefaults() error {
 	if c.Host == nil {
 		return errors.New("rocketmq: Config.Host is required (pass the agent's Host)")
-	}
-	if c.Addr == "" {
-		return errors.New("rocketmq: Config.Addr is empty; use host:port, e.g. 127.0.0.1:9876")
 	}
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = remoting.DefaultMaxFrame
@@ -178,19 +173,6 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start binds Config.Addr and serves on it (Serve).
-func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("RocketMQ NameServer port %s: %w (another NameServer or agent may hold it; pick another with --rocketmq HOST:PORT, or \"off\")", s.cfg.Addr, err)
-	}
-	if err := s.Serve(ln); err != nil {
-		ln.Close()
-		return err
-	}
-	return nil
-}
-
 // Serve serves on ln, which the Server then owns (Close closes it), and
 // returns at once: the agent binds its doors' listeners (package agent
 // says the contract), so tests can hand in in-memory ones.
@@ -213,7 +195,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
-// Addr is the bound address (with the real port), or "" before Start.
+// Addr is the bound address (with the real port), or "" before Serve.
 func (s *Server) Addr() string {
 	if s.ln == nil {
 		return ""

@@ -8,6 +8,7 @@ import (
 
 	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -15,7 +16,7 @@ import (
 func startServer(t testing.TB, tune ...func(*Config)) (*Server, *hosttest.Fake) {
 	t.Helper()
 	reg := hosttest.New(routes.NewTable("local", 1))
-	cfg := Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond}
+	cfg := Config{Host: reg, DeleteHold: 50 * time.Millisecond}
 	for _, f := range tune {
 		f(&cfg)
 	}
@@ -23,10 +24,7 @@ func startServer(t testing.TB, tune ...func(*Config)) (*Server, *hosttest.Fake) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	testutil.ServeDoor(t, s)
 	return s, reg
 }
 

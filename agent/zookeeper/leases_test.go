@@ -10,6 +10,7 @@ import (
 	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -90,14 +91,11 @@ func (f *leaseRegistry) get(id string) (lease.Lease, bool) {
 
 func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
 	t.Helper()
-	s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond})
+	s, err := NewServer(Config{Host: reg, DeleteHold: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	testutil.ServeDoor(t, s)
 	return s
 }
 

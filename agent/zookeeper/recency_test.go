@@ -81,14 +81,11 @@ func startLinked(t *testing.T, names ...string) ([]*Server, []*linkedRegistry) {
 	var regs []*linkedRegistry
 	for _, n := range names {
 		reg := &linkedRegistry{t: routes.NewTable(n, 1)}
-		s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond})
+		s, err := NewServer(Config{Host: reg, DeleteHold: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		testutil.ServeDoor(t, s)
 		srvs, regs = append(srvs, s), append(regs, reg)
 	}
 	return srvs, regs

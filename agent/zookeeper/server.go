@@ -35,8 +35,6 @@ const (
 
 // Config configures a Server. Zero fields take the defaults above.
 type Config struct {
-	// Addr is the TCP address to listen on; port 0 picks a free port.
-	Addr string
 	// Grace bounds how long a session whose connection closed without
 	// closeSession lives on (the client process most likely died; a live
 	// one reconnects within it). Shorter than the session timeout, so a
@@ -88,9 +86,6 @@ type Config struct {
 func (c *Config) setDefaults() error {
 	if c.Host == nil {
 		return errors.New("zookeeper: Config.Host is required (pass the agent's Host)")
-	}
-	if c.Addr == "" {
-		return errors.New("zookeeper: Config.Addr is empty; use host:port, e.g. 127.0.0.1:2181")
 	}
 	for _, d := range []struct {
 		v   *time.Duration
@@ -192,19 +187,6 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start binds Config.Addr and serves on it (Serve).
-func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("ZooKeeper port %s: %w (a ZooKeeper server or another agent may hold it; pick another address with --zookeeper HOST:PORT, or turn the door off with --zookeeper off)", s.cfg.Addr, err)
-	}
-	if err := s.Serve(ln); err != nil {
-		ln.Close()
-		return err
-	}
-	return nil
-}
-
 // Serve loads the tree from the table and serves on ln, which the Server
 // then owns (Close closes it), and returns at once: the agent binds its
 // doors' listeners (package agent says the contract), so tests can hand
@@ -233,7 +215,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
-// Addr is the bound address (with the real port), or "" before Start.
+// Addr is the bound address (with the real port), or "" before Serve.
 func (s *Server) Addr() string {
 	if s.ln == nil {
 		return ""

@@ -15,6 +15,7 @@ import (
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -143,7 +144,7 @@ func startDiskServer(t testing.TB, logs *logLines, tune ...func(*Config)) (*Serv
 	reg := &diskRegistry{store: store, dir: dir}
 	reg.Host = host.New(host.Config{Table: table, Leases: store,
 		Publish: func(routes.Delta) { reg.published.Add(1) }}).For(door)
-	cfg := Config{Addr: "127.0.0.1:0", Host: reg, DeleteHold: 50 * time.Millisecond}
+	cfg := Config{Host: reg, DeleteHold: 50 * time.Millisecond}
 	if logs != nil {
 		cfg.Logger = slog.New(logs)
 	}
@@ -154,9 +155,7 @@ func startDiskServer(t testing.TB, logs *logLines, tune ...func(*Config)) (*Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.ServeDoor(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	saver := make(chan struct{})
 	go func() {
