@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
@@ -89,6 +90,10 @@ type Config struct {
 	// real use; every client on this host shares 127.0.0.1.
 	RocketMQMaxConns      int `json:"rocketmq_max_conns"`
 	RocketMQMaxConnsPerIP int `json:"rocketmq_max_conns_per_ip"`
+	// HTTPMaxConns bounds the HTTP API's connections open at once (each
+	// blocking query holds one for up to its wait); 0: the default,
+	// 10,000; negative: no bound.
+	HTTPMaxConns int `json:"http_max_conns"`
 	// NacosGrace is how long the ephemeral instances of a Nacos gRPC
 	// connection that closed (its process exited or was killed, or the
 	// agent restarted) stay: a client that reconnects and re-registers
@@ -265,6 +270,9 @@ func (c *Config) validate() error {
 	}
 	if c.RulesLimit == 0 {
 		c.RulesLimit = DefaultRulesLimit
+	}
+	if c.HTTPMaxConns == 0 {
+		c.HTTPMaxConns = httpapi.DefaultMaxConns
 	}
 	if c.RocketMQMaxConns == 0 {
 		c.RocketMQMaxConns = rocketmq.DefaultMaxConns

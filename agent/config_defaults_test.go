@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 )
@@ -28,6 +29,9 @@ func TestConfigShowsDefaultsInForce(t *testing.T) {
 	if c.RocketMQMaxConns != rocketmq.DefaultMaxConns || c.RocketMQMaxConnsPerIP != rocketmq.DefaultMaxConnsPerIP {
 		t.Errorf("rocketmq_max_conns = %d, rocketmq_max_conns_per_ip = %d; want the defaults %d and %d",
 			c.RocketMQMaxConns, c.RocketMQMaxConnsPerIP, rocketmq.DefaultMaxConns, rocketmq.DefaultMaxConnsPerIP)
+	}
+	if c.HTTPMaxConns != httpapi.DefaultMaxConns {
+		t.Errorf("http_max_conns = %d, want the default %d", c.HTTPMaxConns, httpapi.DefaultMaxConns)
 	}
 	if got := time.Duration(c.NacosGrace); got != DefaultNacosGrace {
 		t.Errorf("nacos_grace = %v, want the default %v", got, DefaultNacosGrace)

@@ -20,7 +20,7 @@ import (
 // it starts before the restored leases no door claims are withdrawn.
 func (a *Agent) startHTTP() error {
 	srv, err := httpapi.New(httpapi.Config{Host: a.host.For("http"), Agent: httpAgent{a}, Node: a.cfg.NodeName,
-		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts,
+		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts, MaxConns: a.cfg.HTTPMaxConns,
 		Logger: a.log, Metrics: a.metrics})
 	if err != nil {
 		return err

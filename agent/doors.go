@@ -33,8 +33,10 @@ import (
 // one client IP, 60 by default, as its maxClientCnxns; Nacos gRPC:
 // MaxConns in all; RocketMQ: MaxConns in all, 10,000, and MaxConnsPerIP,
 // 1,000, where Java's NameServer has none), and its Close is how the
-// door's Close closes the listener and every connection. The HTTP door's,
-// and the Nacos door's HTTP port's, are net/http's.
+// door's Close closes the listener and every connection. The HTTP door's
+// connections are one too (MaxConns in all, 10,000), handed to net/http
+// through the set's listener; the Nacos door's HTTP port's are net/http's
+// alone.
 type door interface {
 	Serve(ln net.Listener) error
 	Addr() string

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // The HTTP API listens on loopback, where every web page open in a browser
@@ -101,6 +102,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			err = errorf(http.StatusUnsupportedMediaType, "%s %s needs Content-Type: application/json, got %q",
 				r.Method, r.URL.Path, r.Header.Get("Content-Type"))
 		}
+		// An answer must be taken within writeTimeout, after the longest
+		// wait of a blocking query (conns.go).
+		var wait time.Duration
+		if r.URL.Query().Has("index") {
+			wait = maxWait
+		}
+		extendWrite(w, wait)
 		if err != nil {
 			s.m().IncrCounter([]string{"http", "refused"}, 1)
 			writeError(w, err)

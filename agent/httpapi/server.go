@@ -9,7 +9,8 @@
 // registered under one lease per registration (package lease), so a
 // registration survives the agent's restart with its TTL running on. What
 // it shows and does beyond records (members, join, leave, the keyring,
-// the agent's own description) it asks of its Agent.
+// the agent's own description) it asks of its Agent. Its connections are
+// bounded in number and each in time and size (conns.go).
 package httpapi
 
 import (
@@ -26,6 +27,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/serf/coordinate"
 
+	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/routes"
@@ -67,6 +69,9 @@ type Config struct {
 	Token string
 	// AllowHosts are further host names requests may name (guard.go).
 	AllowHosts []string
+	// MaxConns bounds the connections open at once (conns.go); 0:
+	// DefaultMaxConns, negative: no bound.
+	MaxConns int
 	// Logger gets structured logs; nil discards them.
 	Logger *slog.Logger
 	// Metrics receives request timings and counts; nil disables them.
@@ -88,12 +93,16 @@ type Server struct {
 	// index, as before per-view indexes: benchmarks compare the two.
 	globalWatches atomic.Bool
 
-	ln      net.Listener
-	srv     *http.Server
-	ctx     context.Context // done at Close; ends blocked queries and the expire loop
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	started atomic.Bool
+	ln    net.Listener
+	srv   *http.Server
+	conns *conns.Set[net.Conn] // the connections, within MaxConns (conns.go)
+	// lastRefusedWarn is the unix ms of the last log line about a
+	// connection refused for MaxConns.
+	lastRefusedWarn atomic.Int64
+	ctx             context.Context // done at Close; ends blocked queries and the expire loop
+	cancel          context.CancelFunc
+	wg              sync.WaitGroup
+	started         atomic.Bool
 }
 
 // New checks cfg and builds the door. It serves nothing until Serve.
@@ -113,9 +122,14 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Metrics = m
 	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, host: cfg.Host, agent: cfg.Agent, table: cfg.Host.Table(), log: cfg.Logger,
-		metrics: cfg.Metrics, ttl: newTTLs(), ctx: ctx, cancel: cancel}, nil
+	s := &Server{cfg: cfg, host: cfg.Host, agent: cfg.Agent, table: cfg.Host.Table(), log: cfg.Logger,
+		metrics: cfg.Metrics, ttl: newTTLs(), ctx: ctx, cancel: cancel}
+	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refused, Logger: cfg.Logger})
+	return s, nil
 }
 
 // Serve takes back the registrations restored at the agent's start (their
@@ -128,6 +142,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	if ln == nil {
 		return fmt.Errorf("httpapi: no listener")
+	}
+	admitted, err := s.admit(ln)
+	if err != nil {
+		return err
 	}
 	s.ln = ln
 	s.restoreLeases()
@@ -153,10 +171,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	mux.Handle("/metrics", s.agent.Metrics())
 	s.serveUI(mux)
 	mux.Handle("/", s.endpoint(nil))
+	// The bounds of one connection (conns.go). WriteTimeout is the
+	// longest any answer may take; each request sets its own (guard).
 	s.srv = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
-		IdleTimeout: idleConnection, ErrorLog: nil}
+		WriteTimeout: maxWait + writeTimeout, IdleTimeout: idleConnection, MaxHeaderBytes: maxHeaderBytes, ErrorLog: nil}
 	s.goOwned(func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(admitted); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("HTTP API stopped", "err", err)
 		}
 	})
@@ -192,6 +212,7 @@ func (s *Server) Close() error {
 		if s.ln != nil {
 			s.ln.Close()
 		}
+		s.conns.Close()
 		s.wg.Wait()
 		return nil
 	}
@@ -200,6 +221,7 @@ func (s *Server) Close() error {
 	if err := s.srv.Shutdown(ctx); err != nil {
 		s.srv.Close()
 	}
+	s.conns.Close() // after Shutdown, which closes the listener and the idle connections first
 	s.wg.Wait()
 	return nil
 }
