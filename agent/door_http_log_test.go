@@ -1,17 +1,17 @@
 package agent
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 // The web UI's address is logged once at start (it was logged twice: by
 // the HTTP door as it set up its routes, and by the agent once it served).
 func TestWebUIAddressLoggedOnce(t *testing.T) {
-	var logs lockedLog
+	var logs testutil.Buffer
 	a := startLone(t, func(cfg *Config) { cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	out := logs.String()
 	if n := strings.Count(out, `msg="web UI"`); n != 1 {
@@ -20,22 +20,4 @@ func TestWebUIAddressLoggedOnce(t *testing.T) {
 	if !strings.Contains(out, "url=http://"+a.HTTPAddr()+"/ui/") {
 		t.Fatalf("the log does not name the UI at %s:\n%s", a.HTTPAddr(), out)
 	}
-}
-
-// lockedLog is a log sink the agent's goroutines write together.
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

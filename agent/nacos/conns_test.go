@@ -1,42 +1,22 @@
 package nacos
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/namecast/namecast/internal/testutil"
 )
 
-// lockedBuffer is a log sink several goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // The gRPC port holds at most MaxConns connections: past it a new one is
 // closed unanswered and the door says why in its log; one that ends makes
 // room.
 func TestGRPCConnectionsPastMaxConnsAreRefused(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.Buffer
 	s, _ := startServer(t, func(c *Config) {
 		c.MaxConns = 1
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))

@@ -1,12 +1,10 @@
 package rocketmq
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
 )
-
-// lockedBuffer is a log sink several goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // dialFrom connects to s from the loopback address src (127.0.0.0/8 is
 // all loopback on Linux), so a test has several client IPs.
@@ -66,7 +46,7 @@ func served(c *rocketmqtest.Client) error {
 // in under its own bound; a connection that ends makes room at once.
 func TestConnectionsPastTheBoundsAreRefused(t *testing.T) {
 	testutil.CheckLeaks(t)
-	var logs lockedBuffer
+	var logs testutil.Buffer
 	sink := metrics.NewInmemSink(time.Hour, time.Hour)
 	mc := metrics.DefaultConfig("namecast")
 	mc.EnableHostname, mc.EnableRuntimeMetrics = false, false

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,26 +11,8 @@ import (
 	"github.com/namecast/namecast/internal/testutil"
 )
 
-// syncBuffer is a program's stdout, read by the test while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitOutput waits until out has want at least n times.
-func waitOutput(t *testing.T, out *syncBuffer, want string, n int) {
+func waitOutput(t *testing.T, out *testutil.Buffer, want string, n int) {
 	t.Helper()
 	testutil.Eventually(t, 15*time.Second, func() error {
 		if got := strings.Count(out.String(), want); got < n {
@@ -43,10 +23,10 @@ func waitOutput(t *testing.T, out *syncBuffer, want string, n int) {
 }
 
 // start runs the program with args until the returned stop is called.
-func start(t *testing.T, args ...string) (out *syncBuffer, stop func()) {
+func start(t *testing.T, args ...string) (out *testutil.Buffer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out = &syncBuffer{}
+	out = &testutil.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, out) }()
 	stopped := false

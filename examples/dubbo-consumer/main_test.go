@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,26 +13,8 @@ import (
 	"github.com/namecast/namecast/internal/testutil"
 )
 
-// syncBuffer is the program's stdout, read by the test while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitOutput waits until the output has want at least n times.
-func waitOutput(t *testing.T, out *syncBuffer, want string, n int) {
+func waitOutput(t *testing.T, out *testutil.Buffer, want string, n int) {
 	t.Helper()
 	testutil.Eventually(t, 15*time.Second, func() error {
 		if got := strings.Count(out.String(), want); got < n {
@@ -49,7 +29,7 @@ func TestConsumerFollowsProviders(t *testing.T) {
 	c := agenttest.Start(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := &syncBuffer{}
+	out := &testutil.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--http", c.Agent(0).HTTPAddr(), "--interface", "com.example.Greeter"}, out)

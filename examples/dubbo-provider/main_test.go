@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,6 @@ import (
 	"github.com/namecast/namecast/client"
 	"github.com/namecast/namecast/internal/testutil"
 )
-
-// syncBuffer is the program's stdout, read by the test while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestProviderRegistersUntilInterrupted(t *testing.T) {
 	testutil.CheckLeaks(t)
@@ -53,7 +33,7 @@ func TestProviderRegistersUntilInterrupted(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := &syncBuffer{}
+	out := &testutil.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--http", c.Agent(0).HTTPAddr(), "--interface", "com.example.Greeter", "--addr", "127.0.0.1:20880"}, out)

@@ -1,12 +1,10 @@
 package nacos
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/nacos"
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 // grace is the doors' grace in these tests: a dead client's instances go
@@ -31,7 +30,7 @@ const grace = 500 * time.Millisecond
 func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	t.Helper()
 	// The agents' debug log, shown when the test fails.
-	var buf lockedBuffer
+	var buf testutil.Buffer
 	t.Cleanup(func() {
 		if t.Failed() || os.Getenv("NAMECAST_TEST_LOG") != "" {
 			t.Logf("the agents' log:\n%s", buf.String())
@@ -87,21 +86,4 @@ func configClient(t *testing.T, s *nacos.Server) config_client.IConfigClient {
 	}
 	t.Cleanup(cc.CloseClient)
 	return cc
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -54,7 +54,7 @@ func freeNacosAddr(t *testing.T) string {
 func TestRestartKeepsInstances(t *testing.T) {
 	const graceHere = 2 * time.Second
 	addr := freeNacosAddr(t)
-	var buf lockedBuffer
+	var buf testutil.Buffer
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the agents' log:\n%s", buf.String())
