@@ -24,13 +24,15 @@ func (a *Agent) lockDataDir() (*dirLock, error) {
 	if a.cfg.DataDir == "" {
 		return nil, nil
 	}
+	// The lock is the data dir's first use: a path that is not a
+	// directory this agent can write fails here, named with its flag.
 	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
+		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", a.cfg.DataDir, err)
 	}
 	path := filepath.Join(a.cfg.DataDir, lockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("data dir lock: %w", err)
+		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", a.cfg.DataDir, err)
 	}
 	held, err := tryLock(f)
 	if err != nil {

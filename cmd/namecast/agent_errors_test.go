@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +173,21 @@ func TestUnreachableJoinIsOneLine(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "error occurred") ||
 		!strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "--cluster") {
 		t.Fatalf("joining a closed port: %q; want one line naming the refusal and what to check", err)
+	}
+}
+
+// A --data-dir that is a file is refused naming the flag and what it must
+// be. Before: "data dir: mkdir PATH: not a directory".
+func TestDataDirThatIsAFileSaysWhatItMustBe(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ta := newTestAgents(t)
+	cfg := ta.config("a")
+	cfg.DataDir = file
+	_, err := ta.start(cfg)
+	if err == nil || !strings.Contains(err.Error(), "--data-dir "+file) || !strings.Contains(err.Error(), "a directory this agent can write") {
+		t.Fatalf("--data-dir a file: %v; want it to name --data-dir and what it must be", err)
 	}
 }
