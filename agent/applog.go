@@ -24,7 +24,9 @@ import (
 // began), so a later entry never lands behind half of one; if even that
 // fails, or an fsync fails (the kernel may then have dropped the dirty
 // pages, and a later fsync would report success for data it lost), the
-// log refuses every later entry until Reset replaces it.
+// log refuses every later entry until Compact rewrites it. A failed fsync
+// also cuts off every entry it did not cover: each is refused to its
+// writer and never applied, so none may come back at a restart.
 //
 // Reading (readLog) judges each line on its own: a damaged line is
 // skipped and counted, and the lines after it still count.
@@ -37,8 +39,11 @@ type appendLog struct {
 	size    int64 // bytes written
 	written uint64
 	synced  uint64
-	syncing bool
-	broken  error // set on a failure that leaves the file uncertain
+	// syncedSize is where the synced entries end: a failed fsync cuts the
+	// file back to it, since every entry after it is refused.
+	syncedSize int64
+	syncing    bool
+	broken     error // set on a failure that leaves the file uncertain
 	// inflight are the entries written and not yet done, by seq: where
 	// each begins in the file now (Compact moves them). Known by seq, not
 	// offset, since a compaction moves an entry while its writer waits.
@@ -71,7 +76,7 @@ func openAppendLog(path string) (*appendLog, error) {
 			size++
 		}
 	}
-	l := &appendLog{path: path, f: f, size: size, inflight: map[uint64]int64{}}
+	l := &appendLog{path: path, f: f, size: size, syncedSize: size, inflight: map[uint64]int64{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l, nil
 }
@@ -130,15 +135,24 @@ func (l *appendLog) wait(seq uint64) error {
 			continue
 		}
 		l.syncing = true
-		target, f := l.written, l.f
+		target, targetSize, f := l.written, l.size, l.f
 		l.mu.Unlock()
-		err := f.Sync()
+		err := syncFile(f)
 		l.mu.Lock()
 		l.syncing = false
 		if err != nil && l.f == f {
 			l.broken = fmt.Errorf("%s: fsync failed (%v); no more entries until it is rewritten", l.path, err)
+			// Every entry not yet synced is now refused to its writer
+			// and never applied: cut them off, so a restart cannot
+			// replay a write that was answered "not made".
+			if terr := f.Truncate(l.syncedSize); terr != nil {
+				l.broken = fmt.Errorf("%s: fsync failed (%v) and the refused entries could not be cut off (%v); no more entries until it is rewritten", l.path, err, terr)
+			} else {
+				l.size = l.syncedSize
+			}
 		} else if err == nil && l.f == f {
 			l.synced = max(l.synced, target)
+			l.syncedSize = max(l.syncedSize, targetSize)
 		}
 		l.cond.Broadcast()
 	}
@@ -201,7 +215,7 @@ func (l *appendLog) Compact(from int64) error {
 	}
 	l.f.Close()
 	l.f, l.size, l.broken = f, int64(len(tail)), nil
-	l.synced = l.written // the rewrite was synced
+	l.synced, l.syncedSize = l.written, l.size // the rewrite was synced
 	for seq, off := range l.inflight {
 		l.inflight[seq] = max(off-from, 0)
 	}
@@ -266,3 +280,6 @@ func decodeEntry(line []byte) ([]byte, bool) {
 	c := crc32.Checksum(p, crcTable)
 	return p, sum == [4]byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)}
 }
+
+// syncFile is (*os.File).Sync; tests replace it to fail.
+var syncFile = (*os.File).Sync
