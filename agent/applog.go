@@ -159,6 +159,13 @@ func (l *appendLog) wait(seq uint64) error {
 	return nil
 }
 
+// isBroken says whether the log refuses entries until Compact.
+func (l *appendLog) isBroken() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.broken != nil
+}
+
 // done ends entry seq's time in flight.
 func (l *appendLog) done(seq uint64) {
 	l.mu.Lock()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 
@@ -47,3 +48,11 @@ func BreakRulesLog(a *Agent) {
 // BreakLeaseLog makes every later lease write fail to save, as a full
 // disk would, until heal is called.
 func BreakLeaseLog(a *Agent) (heal func()) { return a.leases.FailWritesForTest() }
+
+// FailRulesFsync makes every fsync of rules.log fail until the returned
+// func is called (for every agent in the test binary).
+func FailRulesFsync() (restore func()) {
+	saved := syncFile
+	syncFile = func(*os.File) error { return errors.New("injected: fsync failed") }
+	return func() { syncFile = saved }
+}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -214,8 +215,12 @@ func (a *Agent) rulesLoop() {
 	lastGC := time.Now()
 	for {
 		idx := a.table.Index()
+		broken := a.rules.log != nil && a.rules.log.isBroken()
 		if a.rules.log != nil {
-			if e := a.table.Digest()[routes.RulesOrigin]; e != saved {
+			// A broken log refuses every rule write until a snapshot
+			// rewrites it; with no change to prompt one (an agent alone)
+			// it is retried each second, until the disk takes it.
+			if e := a.table.Digest()[routes.RulesOrigin]; e != saved || broken {
 				if err := a.snapshotRules(); err != nil {
 					a.log.Error("saving rules to the data dir failed", "err", err)
 				} else {
@@ -234,7 +239,14 @@ func (a *Agent) rulesLoop() {
 			return
 		case <-time.After(time.Second):
 		}
-		a.table.Wait(a.ctx, idx)
+		if broken {
+			continue
+		}
+		// A write that breaks the log changes nothing in the table, so
+		// the wait for a change is bounded.
+		ctx, cancel := context.WithTimeout(a.ctx, 5*time.Second)
+		a.table.Wait(ctx, idx)
+		cancel()
 	}
 }
 

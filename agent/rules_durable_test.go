@@ -2,16 +2,19 @@ package agent_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
+	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -236,5 +239,30 @@ func TestRulesSnapshotDamageThatStaysJSONIsFound(t *testing.T) {
 		if j, _ := json.Marshal(r); strings.Contains(string(j), "kept-value-9") {
 			t.Fatalf("a restart would serve the damaged value as rule %s: %+v", k, r)
 		}
+	}
+}
+
+// A failed fsync leaves rules.log refusing entries until a snapshot
+// rewrites it. The snapshot was taken only when the rules changed, so a
+// lone agent (no peer to change them) refused every rule write until it
+// was restarted; it must heal by itself once the disk does.
+func TestRulesLogHealsAfterAFailedFsync(t *testing.T) {
+	c := agenttest.Start(t, 1, agenttest.WithDataDirs(t.TempDir()))
+	a := c.Agent(0)
+	restore := agent.FailRulesFsync()
+	status, _ := call(t, "PUT", a.HTTPAddr(), "/v1/urls", map[string]string{"url": ruleURL(1)}, nil)
+	restore()
+	if status != 503 {
+		t.Fatalf("rule whose fsync failed: status %d, want 503", status)
+	}
+	testutil.Eventually(t, 30*time.Second, func() error {
+		var body map[string]string
+		if status, _ := call(t, "PUT", a.HTTPAddr(), "/v1/urls", map[string]string{"url": ruleURL(2)}, &body); status != 200 {
+			return fmt.Errorf("rule after the disk healed: status %d %v", status, body)
+		}
+		return nil
+	})
+	if got := routers(t, a.HTTPAddr()); len(got) != 1 || got[0] != canonRule(2) {
+		t.Fatalf("the agent serves %q, want only rule 2", got)
 	}
 }
