@@ -19,9 +19,15 @@ import (
 // is a cluster-scoped rule instead: it belongs to no agent, survives the
 // one it was written on, and any agent may delete it. It takes no TTL.
 func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) {
-	rec, dynamic, err := urlRecord(raw)
+	rec, u, err := urlRecord(raw)
 	if err != nil {
 		return routes.URL{}, err
+	}
+	dynamic := u.Dynamic()
+	// A registration with no host hands every consumer a provider it
+	// cannot call. (Unregistering one made before this check still works.)
+	if dynamic && u.Host() == "" {
+		return routes.URL{}, fmt.Errorf("url %q names no host: a registration says where its service answers, like dubbo://10.0.0.5:20880/%s (a cluster-wide rule takes dynamic=false)", raw, rec.Interface)
 	}
 	if !dynamic {
 		if ttl > 0 {
@@ -48,10 +54,11 @@ func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) 
 // UnregisterURL removes a URL registered on this agent; matching is on the
 // full canonical URL, as Dubbo's unregister does.
 func (s *Server) UnregisterURL(raw string) (bool, error) {
-	rec, dynamic, err := urlRecord(raw)
+	rec, u, err := urlRecord(raw)
 	if err != nil {
 		return false, err
 	}
+	dynamic := u.Dynamic()
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
 	if !dynamic {
 		ok, err := s.host.ApplyRules(nil, []string{key})
@@ -61,26 +68,26 @@ func (s *Server) UnregisterURL(raw string) (bool, error) {
 	return s.withdraw(key)
 }
 
-// urlRecord parses a URL into its record, and whether it is dynamic.
-func urlRecord(raw string) (routes.URL, bool, error) {
+// urlRecord parses a URL into its record, with the URL as parsed.
+func urlRecord(raw string) (routes.URL, dubbo.URL, error) {
 	if raw == "" {
-		return routes.URL{}, false, fmt.Errorf("url is required, like dubbo://10.0.0.5:20880/com.foo.BarService?version=1.0.0")
+		return routes.URL{}, dubbo.URL{}, fmt.Errorf("url is required, like dubbo://10.0.0.5:20880/com.foo.BarService?version=1.0.0")
 	}
 	u, err := dubbo.Parse(raw)
 	if err != nil {
-		return routes.URL{}, false, err
+		return routes.URL{}, dubbo.URL{}, err
 	}
 	rec := routes.URL{Interface: u.Interface(), Category: u.Category(), URL: u.String()}
 	if rec.Interface == "" {
-		return routes.URL{}, false, fmt.Errorf("url %q names no service: give its interface as the path, like dubbo://10.0.0.5:20880/com.foo.BarService, or as interface=com.foo.BarService", raw)
+		return routes.URL{}, dubbo.URL{}, fmt.Errorf("url %q names no service: give its interface as the path, like dubbo://10.0.0.5:20880/com.foo.BarService, or as interface=com.foo.BarService", raw)
 	}
 	if err := checkURLComponent("interface", rec.Interface); err != nil {
-		return routes.URL{}, false, err
+		return routes.URL{}, dubbo.URL{}, err
 	}
 	if err := checkURLComponent("category", rec.Category); err != nil {
-		return routes.URL{}, false, err
+		return routes.URL{}, dubbo.URL{}, err
 	}
-	return rec, u.Dynamic(), nil
+	return rec, u, nil
 }
 
 // storeError gives a rule write's failure the HTTP status it answers as:

@@ -82,6 +82,29 @@ broker-a  4     4      RW-
 	}
 }
 
+// A registration that names no host says where nothing answers: every
+// consumer would be handed a provider it cannot call. It is refused, and
+// nothing is registered; a rule (dynamic=false) is not a registration.
+func TestRegisterURLWithoutHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an agent")
+	}
+	cluster := agenttest.Start(t, 1)
+	t.Setenv("NAMECAST_HTTP_ADDR", cluster.Agent(0).HTTPAddr())
+	for _, url := range []string{"dubbo:///com.x.Y", "consumer:///com.x.Y?category=consumers"} {
+		r := run(t, "", "register", "url", url)
+		if r.code != 1 || !strings.Contains(r.stderr, "names no host") {
+			t.Errorf("register url %s: exit %d, stderr %q; want it to say the URL names no host", url, r.code, r.stderr)
+		}
+	}
+	if got := cluster.Agent(0).Table().URLs("com.x.Y", "providers"); len(got) != 0 {
+		t.Errorf("refused URLs are served: %v", got)
+	}
+	if r := run(t, "", "register", "url", "override://0.0.0.0/com.x.Y?category=configurators&dynamic=false&timeout=100"); r.code != 0 {
+		t.Errorf("a rule with host 0.0.0.0: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // A URL that names no service is refused saying so. Before, the answer was
 // "interface must be 1-255 characters, got 0".
 func TestRegisterURLWithoutInterface(t *testing.T) {
