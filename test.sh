@@ -26,6 +26,14 @@ while IFS= read -r mod; do
 	modules+=("$dir")
 done < <(find . -name go.mod -not -path '*/.*/*' -not -path '*/testdata/*' | sort)
 
+# tsan_crash_only says whether a failed run's log shows only crashes of
+# the race runtime: a ThreadSanitizer CHECK failure, and no failed test,
+# data race, panic or build error.
+tsan_crash_only() {
+	grep -q 'ThreadSanitizer: CHECK failed' "$1" &&
+		! grep -qE -- '^--- FAIL|WARNING: DATA RACE|^panic:|\[build failed\]|\[setup failed\]|^# ' "$1"
+}
+
 results=()
 failed=0
 for dir in "${modules[@]}"; do
@@ -33,12 +41,26 @@ for dir in "${modules[@]}"; do
 	[ "$dir" = . ] && timeout=20m
 	echo "=== $dir: go vet && go test -race -count=1 -timeout $timeout ./..."
 	start=$SECONDS
-	if (cd "$dir" && go vet ./... && go test -race -count=1 -timeout "$timeout" ./...); then
+	log=$(mktemp)
+	if (cd "$dir" && go vet ./... && go test -race -count=1 -timeout "$timeout" ./...) 2>&1 | tee "$log"; then
 		result=ok
+	elif tsan_crash_only "$log" && grep -qE '^FAIL\s+\S+/' "$log"; then
+		# The race runtime itself crashed (no test failed, no race found):
+		# golang/go#78156, a ThreadSanitizer CHECK failure under
+		# testing/synctest. Those packages run once more, and only they.
+		pkgs=$(awk '$1 == "FAIL" && $2 ~ /\// {print $2}' "$log" | tr '\n' ' ')
+		echo "test.sh: the race runtime crashed in $pkgs (golang/go#78156); running them once more"
+		if (cd "$dir" && go test -race -count=1 -timeout "$timeout" $pkgs); then
+			result=ok
+		else
+			result=FAIL
+			failed=1
+		fi
 	else
 		result=FAIL
 		failed=1
 	fi
+	rm -f "$log"
 	took=$((SECONDS - start))
 	results+=("$(printf '%-4s  %-20s  %dm%02ds' "$result" "$dir" $((took / 60)) $((took % 60)))")
 	echo "=== $dir: $result in ${took}s"
