@@ -190,17 +190,7 @@ func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 	ls.pending[k] = pendingHold{seq: wseq, recs: b, hash: h}
 	delete(ls.lazy, k)
 	delete(ls.dropLater, k)
-	for _, o := range others {
-		ls.saved[o.k] = savedState{deadline: o.deadline, seq: seq, hash: o.hash, wseq: wseq}
-		delete(ls.lazy, o.k)
-		if p, held := ls.pending[o.k]; held {
-			// Its own door has yet to apply and wait: its Wait settles it.
-			ls.pending[o.k] = pendingHold{seq: p.seq, recs: o.recs, hash: o.hash}
-			continue
-		}
-		ls.pending[o.k] = pendingHold{seq: wseq, recs: o.recs, hash: o.hash}
-		keys = append(keys, o.k)
-	}
+	keys = ls.markOthersLocked(keys, others, seq, wseq)
 	ls.mu.Unlock()
 	ls.compactIfLarge()
 	return Saving{ls: ls, keys: keys, seq: wseq}, nil

@@ -131,7 +131,11 @@ func (ls *Store) applyAll(cs []Change, recs func(int) (json.RawMessage, uint64),
 func (ls *Store) markOthers(others []otherHold, seq, wseq uint64) []string {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	var keys []string
+	return ls.markOthersLocked(nil, others, seq, wseq)
+}
+
+// markOthersLocked is markOthers with ls.mu held, appending to keys.
+func (ls *Store) markOthersLocked(keys []string, others []otherHold, seq, wseq uint64) []string {
 	for _, o := range others {
 		ls.saved[o.k] = savedState{deadline: o.deadline, seq: seq, hash: o.hash, wseq: wseq}
 		delete(ls.lazy, o.k)
