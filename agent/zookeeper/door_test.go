@@ -149,3 +149,27 @@ func TestMultiOfDeletes(t *testing.T) {
 		t.Fatalf("multi with a create: %d", h.Err)
 	}
 }
+
+// The built-in nodes answer an empty data buffer, not a null one, and
+// /zookeeper/config has aversion -1, as ZooKeeper 3.8 serves them
+// (issue 41 item 5: a null buffer made every Curator 5 client log a
+// NullPointerException from EnsembleTracker at start).
+func TestBuiltinNodesServeAnEmptyBuffer(t *testing.T) {
+	s, _ := startServer(t)
+	r := dialRaw(t, s)
+	r.handshake(false)
+	for i, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		h, d, _ := r.call(int32(i+1), zkwire.OpGetData, &zkwire.PathWatch{Path: p})
+		if h.Err != 0 {
+			t.Fatalf("getData %s: err %d", p, h.Err)
+		}
+		var resp zkwire.GetDataResponse
+		resp.Decode(d)
+		if d.Err() != nil || resp.Data == nil {
+			t.Fatalf("getData %s: data %v (err %v), want an empty buffer", p, resp.Data, d.Err())
+		}
+		if want := map[bool]int32{true: -1, false: 0}[p == configPath]; resp.Stat.Aversion != want {
+			t.Fatalf("getData %s: aversion %d, want %d", p, resp.Stat.Aversion, want)
+		}
+	}
+}

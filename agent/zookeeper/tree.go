@@ -23,6 +23,7 @@ type content struct {
 	owner     int64 // ephemeral owner; 0 for persistent
 	persisted bool  // held by a rule (persistent) rather than only by agents
 	container bool  // a container node (containers.go)
+	aversion  int32 // the ACL version: -1 for /zookeeper/config, as ZooKeeper sets its ACL with version -1 at startup
 	// shown is the path as its writer spelled it, when that differs from
 	// the tree path (a Dubbo URL leaf whose parameters were not in
 	// canonical order): listings and recursive events carry it.
@@ -52,7 +53,10 @@ type tree struct {
 	alias map[string]string
 }
 
-var builtinContent = content{explicit: true, builtin: true, persisted: true}
+// builtinContent is a built-in node's: an empty buffer, not a null one,
+// as ZooKeeper 3.8 serves (Curator's EnsembleTracker throws on a null
+// /zookeeper/config).
+var builtinContent = content{explicit: true, builtin: true, persisted: true, data: []byte{}}
 
 // init adds the nodes every ZooKeeper server has: /, /zookeeper,
 // /zookeeper/quota and an empty /zookeeper/config (non-empty data there
@@ -62,6 +66,9 @@ func (t *tree) init(z int64) {
 	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", configPath} {
 		n := &znode{content: builtinContent, children: map[string]string{},
 			czxid: z, mzxid: z, pzxid: z}
+		if p == configPath {
+			n.aversion = -1
+		}
 		t.nodes[p] = n
 		if p != "/" {
 			t.nodes[parentOf(p)].children[baseOf(p)] = baseOf(p)
@@ -221,7 +228,7 @@ func (n *znode) stat() zkwire.Stat {
 	}
 	return zkwire.Stat{
 		Czxid: n.czxid, Mzxid: n.mzxid, Pzxid: n.pzxid, Ctime: ctime, Mtime: mtime,
-		Version: n.version, Cversion: n.cversion, EphemeralOwner: n.owner,
+		Version: n.version, Cversion: n.cversion, Aversion: n.aversion, EphemeralOwner: n.owner,
 		DataLength: int32(len(n.data)), NumChildren: int32(len(n.children)),
 	}
 }

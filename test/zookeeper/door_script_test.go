@@ -58,6 +58,13 @@ func runDoorScript(t *testing.T, addr1, addr2 string) *transcript {
 		return "OK " + childrenText(ch)
 	}
 
+	// The built-in nodes hold an empty buffer, not a null one (Curator's
+	// EnsembleTracker throws on a null /zookeeper/config), and
+	// /zookeeper/config has the aversion -1 of its ACL set at startup.
+	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		tr.add("get built-in "+p, builtinText(s1.Get(p)))
+	}
+
 	// /zookeeper is a node like any other but for its built-in children,
 	// and / takes data.
 	tr.add("create /zookeeper/x", create(s1, "/zookeeper/x", "q", 0))
@@ -292,4 +299,17 @@ func zkCli(t *testing.T, addr string, args ...string) string {
 		kept = append(kept, "exit: "+err.Error())
 	}
 	return fmt.Sprintf("output %q", kept)
+}
+
+// builtinText is what a read of a built-in node answered: whether its
+// data is null (a -1 length) or empty, its length and its ACL version.
+func builtinText(d []byte, st *zk.Stat, err error) string {
+	if err != nil {
+		return errName(err)
+	}
+	buf := "null"
+	if d != nil {
+		buf = fmt.Sprintf("%d bytes", len(d))
+	}
+	return fmt.Sprintf("OK data=%s aversion=%d", buf, st.Aversion)
 }
