@@ -80,7 +80,7 @@ func TestRefusedRuleWriteIsAnError(t *testing.T) {
 	if r.ErrorCode != nacoswire.ErrOverThreshold {
 		t.Fatalf("persistent register answered %s %+v", p.Type, r)
 	}
-	if code, body := do(t, s, "POST", "/nacos/v1/cs/configs", url.Values{"dataId": {"a"}, "content": {"x"}}); code != 503 ||
+	if code, body := do(t, s, "POST", "/nacos/v1/cs/configs", url.Values{"dataId": {"a"}, "group": {"g"}, "content": {"x"}}); code != 503 ||
 		!strings.Contains(body, "rules limit") {
 		t.Fatalf("HTTP publish: %d %s", code, body)
 	}

@@ -21,6 +21,9 @@ import (
 
 const (
 	configNamespace = "nacos-config"
+	// configTypeNamespace keeps a config's type (Nacos' ConfigType) when
+	// not text, beside its content under the same key.
+	configTypeNamespace = "nacos-config-type"
 	// MaxConfigContent bounds one config's content. Nacos allows 10 MiB;
 	// a gossiped rule that large would cost every agent, so the door
 	// refuses more than this.
@@ -92,12 +95,28 @@ func (s *Server) configQuery(c *client, body []byte) (any, error) {
 	if !found {
 		return &nacoswire.ConfigQueryResponse{Response: nacoswire.Fail(nacoswire.ConfigNotFound, "config data not exist")}, nil
 	}
-	return &nacoswire.ConfigQueryResponse{Response: nacoswire.OK(), Content: content, ContentType: "text", MD5: md5Hex(content)}, nil
+	return &nacoswire.ConfigQueryResponse{Response: nacoswire.OK(), Content: content, ContentType: s.configType(id), MD5: md5Hex(content)}, nil
 }
 
-// publishConfig writes content, or with casMD5 set only when the current
-// content's MD5 is casMD5; ok false when the CAS failed.
-func (s *Server) publishConfig(id configID, content, casMD5 string) (ok bool, err error) {
+// configTypes are Nacos' config types (api ConfigType) and the
+// Content-Type its 1.x API answers for each (FileTypeEnum).
+var configTypes = map[string]string{"properties": "text/plain;charset=UTF-8", "xml": "application/xml;charset=UTF-8",
+	"json": "application/json;charset=UTF-8", "text": "text/plain;charset=UTF-8", "html": "text/html;charset=UTF-8",
+	"yaml": "text/plain;charset=UTF-8", "toml": "text/plain;charset=UTF-8", "unset": "text/plain;charset=UTF-8"}
+
+// configType is a config's type: text unless published with another.
+func (s *Server) configType(id configID) string {
+	if rec, ok := s.table.Rule(routes.KVKey(configTypeNamespace, id.key())); ok && rec.KV != nil {
+		return rec.KV.Value
+	}
+	return "text"
+}
+
+// publishConfig writes content of type typ (text when not one of Nacos'
+// types, as Nacos), or with casMD5 set only when the current content's
+// MD5 is casMD5; ok false when the CAS failed. Content and type are one
+// change.
+func (s *Server) publishConfig(id configID, content, typ, casMD5 string) (ok bool, err error) {
 	if len(content) > MaxConfigContent {
 		return false, invalid(fmt.Errorf("content of %d bytes, limit %d", len(content), MaxConfigContent))
 	}
@@ -113,10 +132,16 @@ func (s *Server) publishConfig(id configID, content, casMD5 string) (ok bool, er
 		}
 	}
 	puts, ok := s.appConfigWrite(id, content)
+	var dels []string
 	if !ok {
 		puts = []routes.Record{{KV: &routes.KV{Namespace: configNamespace, Key: id.key(), Value: content}}}
+		if _, valid := configTypes[typ]; valid && typ != "text" {
+			puts = append(puts, routes.Record{KV: &routes.KV{Namespace: configTypeNamespace, Key: id.key(), Value: typ}})
+		} else if s.configType(id) != "text" {
+			dels = append(dels, routes.KVKey(configTypeNamespace, id.key()))
+		}
 	}
-	if err := s.applyRules(puts, nil); err != nil {
+	if err := s.applyRules(puts, dels); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -131,7 +156,7 @@ func (s *Server) configPublish(c *client, body []byte) (any, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	done, err := s.publishConfig(id, req.Content, req.CasMD5)
+	done, err := s.publishConfig(id, req.Content, req.AdditionMap["type"], req.CasMD5)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +178,11 @@ func (s *Server) removeConfig(id configID) error {
 		return s.applyRules(nil, keys)
 	}
 	if _, found := s.config(id); found {
-		return s.applyRules(nil, []string{routes.KVKey(configNamespace, id.key())})
+		dels := []string{routes.KVKey(configNamespace, id.key())}
+		if s.configType(id) != "text" {
+			dels = append(dels, routes.KVKey(configTypeNamespace, id.key()))
+		}
+		return s.applyRules(nil, dels)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
@@ -33,6 +32,7 @@ func (s *Server) httpHandler() http.Handler {
 	handle := func(route string, h http.HandlerFunc) { mux.HandleFunc(route, s.counted(route, h)) }
 	handle("POST /nacos/v1/ns/instance", s.httpRegister)
 	handle("PUT /nacos/v1/ns/instance", s.httpRegister)
+	handle("GET /nacos/v1/ns/operator/metrics", s.httpOperatorMetrics)
 	handle("DELETE /nacos/v1/ns/instance", s.httpDeregister)
 	handle("GET /nacos/v1/ns/instance", s.httpInstance)
 	handle("GET /nacos/v1/ns/instance/list", s.httpList)
@@ -64,34 +64,6 @@ func formService(r *http.Request) (service, error) {
 		return sv, invalid(err)
 	}
 	return sv, nil
-}
-
-// formInstance reads an instance from Nacos' register parameters.
-func formInstance(r *http.Request) (nacoswire.Instance, error) {
-	in := nacoswire.Instance{IP: r.FormValue("ip"), Weight: 1, Healthy: true, Enabled: true, Ephemeral: true,
-		ClusterName: r.FormValue("clusterName")}
-	var err error
-	if in.Port, err = strconv.Atoi(r.FormValue("port")); err != nil {
-		return in, invalid(fmt.Errorf("port %q is not a number", r.FormValue("port")))
-	}
-	for name, dst := range map[string]*bool{"enabled": &in.Enabled, "healthy": &in.Healthy, "ephemeral": &in.Ephemeral} {
-		if v := r.FormValue(name); v != "" {
-			if *dst, err = strconv.ParseBool(v); err != nil {
-				return in, invalid(fmt.Errorf("%s %q is not true or false", name, v))
-			}
-		}
-	}
-	if v := r.FormValue("weight"); v != "" {
-		if in.Weight, err = strconv.ParseFloat(v, 64); err != nil || in.Weight <= 0 {
-			return in, invalid(fmt.Errorf("weight %q is not a positive number", v))
-		}
-	}
-	if v := r.FormValue("metadata"); v != "" {
-		if err := json.Unmarshal([]byte(v), &in.Metadata); err != nil {
-			return in, invalid(fmt.Errorf("metadata is not a JSON object of strings: %v", err))
-		}
-	}
-	return in, nil
 }
 
 func (s *Server) httpRegister(w http.ResponseWriter, r *http.Request) {
@@ -319,63 +291,4 @@ func (s *Server) httpServiceList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{"count": p.count, "doms": p.page})
-}
-
-func formConfig(r *http.Request) (configID, error) {
-	id, err := newConfigID(r.FormValue("tenant"), r.FormValue("group"), r.FormValue("dataId"))
-	if err != nil {
-		return id, invalid(err)
-	}
-	return id, nil
-}
-
-func (s *Server) httpConfigGet(w http.ResponseWriter, r *http.Request) {
-	id, err := formConfig(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	content, found := s.config(id)
-	if !found {
-		http.Error(w, "config data not exist", http.StatusNotFound)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-MD5", md5Hex(content))
-	w.Write([]byte(content))
-}
-
-func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
-	id, err := formConfig(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	cas := r.Header.Get("casMd5")
-	if cas == "" {
-		cas = r.FormValue("casMd5")
-	}
-	done, err := s.publishConfig(id, r.FormValue("content"), strings.TrimSpace(cas))
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
-		return
-	}
-	if !done {
-		http.Error(w, "Cas publish fail, server md5 may have changed.", http.StatusConflict)
-		return
-	}
-	w.Write([]byte("true"))
-}
-
-func (s *Server) httpConfigDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := formConfig(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	if err := s.removeConfig(id); err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
-		return
-	}
-	w.Write([]byte("true"))
 }

@@ -167,11 +167,14 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 	if c := clusterOf(inst.ClusterName); c != defaultCluster {
 		extra["cluster"] = c
 	}
-	if inst.Weight != 1 && inst.Weight > 0 {
+	if inst.Weight != 1 && inst.Weight >= 0 {
 		extra["weight"] = strconv.FormatFloat(inst.Weight, 'g', -1, 64)
 	}
 	if !inst.Enabled {
 		extra["enabled"] = "false"
+	}
+	if !inst.Healthy {
+		extra["healthy"] = "false"
 	}
 	if persistent {
 		extra["persistent"] = "true"
@@ -210,7 +213,7 @@ func (sv service) instance(raw string) (inst nacoswire.Instance, ok bool) {
 		params["protocol"], params["path"] = u.Protocol(), u.Path()
 	}
 	weight := 1.0
-	if w, err := strconv.ParseFloat(nacos["weight"], 64); err == nil && w > 0 {
+	if w, err := strconv.ParseFloat(nacos["weight"], 64); err == nil && w >= 0 {
 		weight = w
 	}
 	cluster := or(nacos["cluster"], defaultCluster)
