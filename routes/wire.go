@@ -206,6 +206,7 @@ func appendRecord(b []byte, r *Record) (kind uint64, _ []byte) {
 		w.int(7, x.Owner)
 		w.uint(8, x.Stamp)
 		w.bool(9, x.Container)
+		w.uint(10, x.Replaces)
 	case r.Mapping != nil:
 		x := r.Mapping
 		kind = kindMapping

@@ -255,6 +255,8 @@ func decodeRecord(rec *Record, kind uint64, b []byte, key string, sl *recordSlab
 				x.Stamp = f.uint()
 			case 9:
 				x.Container = f.uint() != 0
+			case 10:
+				x.Replaces = f.uint()
 			default:
 				f.skip()
 			}

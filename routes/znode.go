@@ -29,6 +29,13 @@ type Znode struct {
 	Stamp uint64 `json:"l,omitempty"`
 	// Container marks a container node, reaped once its last child goes.
 	Container bool `json:"k,omitempty"`
+	// Replaces is the Stamp of the record this write was made over, as
+	// its writer's agent knew it: a setData's base, or the newest other
+	// agent's record at the path deleted through that agent before a
+	// create. A record that outranks another without replacing it was
+	// written without seeing it: the two conflicted, and the ZooKeeper
+	// door expires the session whose write lost (agent/zookeeper).
+	Replaces uint64 `json:"r,omitempty"`
 }
 
 // MaxZnodePath bounds a znode path (ZooKeeper has no limit but its 1 MiB
@@ -72,7 +79,7 @@ func copyData(b []byte) []byte {
 
 func (z Znode) equal(o Znode) bool {
 	return z.Path == o.Path && z.Part == o.Part && bytes.Equal(z.Data, o.Data) && (z.Data == nil) == (o.Data == nil) && z.Version == o.Version &&
-		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner && z.Stamp == o.Stamp && z.Container == o.Container
+		z.Ctime == o.Ctime && z.Mtime == o.Mtime && z.Owner == o.Owner && z.Stamp == o.Stamp && z.Container == o.Container && z.Replaces == o.Replaces
 }
 
 func (z Znode) valid() bool {
