@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/hashicorp/serf/coordinate"
 
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/gossip"
+	"github.com/namecast/namecast/internal/buildinfo"
 )
 
 // startHTTP serves the HTTP door (package httpapi) on the listener bound
@@ -107,8 +107,5 @@ func (a *Agent) version() string {
 	if a.cfg.Version != "" {
 		return a.cfg.Version
 	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
+	return buildinfo.Version()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/base64"
+	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"strings"
@@ -93,18 +95,48 @@ func TestBadUsageExitsTwo(t *testing.T) {
 	}
 }
 
+// The version command prints the release version, the revision and the Go
+// release, in-process and from real builds: a plain go build says devel, a
+// release build the VERSION file's version.
 func TestVersion(t *testing.T) {
 	out := ok(t, "version")
-	if want := regexp.MustCompile(`^namecast \S+ \(go1\.[^)]+\)\n$`); !want.MatchString(out) {
+	want := regexp.MustCompile(`^namecast \S+\nrevision \S+\ngo1\.\S+ \S+/\S+\n$`)
+	if !want.MatchString(out) {
 		t.Errorf("version printed %q", out)
 	}
 	if !strings.Contains(out, runtime.Version()) {
 		t.Errorf("version %q lacks %s", out, runtime.Version())
 	}
-	defer func(v string) { version = v }(version)
-	version = "v1.2.3"
-	if out := ok(t, "version"); out != "namecast v1.2.3 ("+runtime.Version()+")\n" {
-		t.Errorf("with -ldflags version: %q", out)
+
+	b, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout (%v): no revision to compare", err)
+	}
+	rev := strings.TrimSpace(string(b))
+	// Go stamps the revision itself only in a plain clone (not in a git
+	// worktree, whose .git is a file); a release build stamps it always.
+	plainRev := "unknown"
+	if fi, err := os.Stat("../../.git"); err == nil && fi.IsDir() {
+		plainRev = rev
+	}
+	for _, tt := range []struct {
+		name, want, rev string
+		flags           []string
+	}{
+		{"plain go build", "devel", plainRev, []string{"-buildvcs=auto"}},
+		{"release build", releaseVersion(t), rev, []string{"-ldflags", releaseLdflags(t, rev)}},
+	} {
+		bin := buildNamecast(t, tt.flags...)
+		b, err := exec.Command(bin, "version").Output()
+		if err != nil {
+			t.Fatalf("%s: namecast version: %v", tt.name, err)
+		}
+		lines := strings.Split(string(b), "\n")
+		if len(lines) < 3 || lines[0] != "namecast "+tt.want ||
+			!strings.HasPrefix(lines[1], "revision "+tt.rev) ||
+			!strings.HasPrefix(lines[2], runtime.Version()+" ") {
+			t.Errorf("%s printed %q; want namecast %s, revision %s, %s", tt.name, b, tt.want, tt.rev, runtime.Version())
+		}
 	}
 }
 
