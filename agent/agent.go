@@ -64,6 +64,13 @@ func New(cfg Config) (*Agent, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.EncryptKeyFile != "" {
+		key, err := readKeyFile(cfg.EncryptKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.EncryptKey = key
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

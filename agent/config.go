@@ -117,6 +117,10 @@ type Config struct {
 	Cluster string `json:"cluster"`
 	// EncryptKey is a base64 AES key (16, 24 or 32 bytes) for gossip.
 	EncryptKey string `json:"encrypt"`
+	// EncryptKeyFile is a file holding EncryptKey (--encrypt-file), so the
+	// key is on no command line; New reads it and refuses it when others
+	// can read it (keyfile.go).
+	EncryptKeyFile string `json:"encrypt_file"`
 	// DataDir keeps state across restarts; empty keeps nothing. With it,
 	// the registrations this agent carries survive a restart without a gap
 	// on any other agent (package agent/lease).
@@ -287,6 +291,9 @@ func (c *Config) validate() error {
 		if h == "" || strings.ContainsAny(h, ":/ ") {
 			return fmt.Errorf("--http-allow-host %q must be a bare host name, without port or scheme, like namecast.internal", h)
 		}
+	}
+	if c.EncryptKey != "" && c.EncryptKeyFile != "" {
+		return fmt.Errorf("--encrypt and --encrypt-file both give the gossip key: keep --encrypt-file (a key on the command line is visible to every user of the host)")
 	}
 	if c.EncryptKey != "" {
 		if _, err := decodeKey(c.EncryptKey); err != nil {

@@ -189,7 +189,8 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 	fs.StringVar(&c.Discover, "discover", "", "find and join agents on the LAN over mDNS under this `name`")
 	fs.StringVar(&c.DiscoverInterface, "discover-interface", "", "network `interface` --discover uses (default: the one holding the gossip address)")
 	fs.StringVar(&c.Cluster, "cluster", "", "cluster `name`: agents of different clusters never merge")
-	fs.StringVar(&c.EncryptKey, "encrypt", "", "base64 gossip encryption `key` (see namecast keygen)")
+	fs.StringVar(&c.EncryptKey, "encrypt", "", "base64 gossip encryption `key` (see namecast keygen); visible in ps: prefer --encrypt-file")
+	fs.StringVar(&c.EncryptKeyFile, "encrypt-file", "", "`file` holding the gossip encryption key (mode 600; see namecast keygen)")
 	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts (and routes across a SIGTERM restart)")
 	fs.BoolVar(&c.LeaveOnTerminate, "leave-on-terminate", false, "SIGTERM leaves the cluster (as SIGINT) instead of stopping for a restart")
 	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
@@ -227,7 +228,8 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
 		"discover-interface": func() { cfg.DiscoverInterface = c.DiscoverInterface },
 		"cluster":            func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
-		"data-dir": func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
+		"encrypt-file": func() { cfg.EncryptKeyFile = c.EncryptKeyFile },
+		"data-dir":     func() { cfg.DataDir = c.DataDir }, "profile": func() { cfg.Profile = c.Profile },
 		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
 		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },
 		"memory-limit":       func() { cfg.MemoryLimit = c.MemoryLimit },

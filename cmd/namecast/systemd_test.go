@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -26,11 +27,24 @@ func TestSystemdUnit(t *testing.T) {
 		"\nType=notify\n",        // READY=1 once synced (internal/sdnotify)
 		"\nRestart=on-failure\n", // a crash restarts it; routes stay meanwhile
 		"\nKillSignal=SIGTERM\n", // with --data-dir: stop for a restart, routes kept
-		"\nExecStart=/usr/local/bin/namecast agent --data-dir /var/lib/namecast ",
+		"\nExecStart=/usr/local/bin/namecast agent --data-dir /var/lib/namecast --encrypt-file %d/gossip.key ",
+		"\nLoadCredential=gossip.key:/etc/namecast/gossip.key\n", // the key, readable by the service alone
 		"\nStateDirectory=namecast\n", // makes /var/lib/namecast
 	} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("%s lacks %q", unitFile, strings.TrimSpace(want))
+		}
+	}
+	// The gossip key is never on a command line (ps shows it to every
+	// user of the host): only --encrypt-file, in the unit and in the
+	// README's recipe for /etc/default/namecast.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{unitFile: unit, "README.md": string(readme)} {
+		if m := regexp.MustCompile(`--encrypt[ =]\S+`).FindString(text); m != "" {
+			t.Errorf("%s puts the gossip key on a command line: %q; use --encrypt-file", name, m)
 		}
 	}
 	if strings.Contains(unit, "--leave-on-terminate") {
