@@ -41,7 +41,15 @@ func (s *Server) httpHandler() http.Handler {
 	handle("GET /nacos/v1/cs/configs", s.httpConfigGet)
 	handle("POST /nacos/v1/cs/configs", s.httpConfigPublish)
 	handle("DELETE /nacos/v1/cs/configs", s.httpConfigDelete)
-	return http.MaxBytesHandler(mux, MaxConfigContent+16<<10)
+	handle("POST /nacos/v1/cs/configs/listener", s.httpListen)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := int64(MaxConfigContent + 16<<10)
+		if r.URL.Path == "/nacos/v1/cs/configs/listener" {
+			limit = maxListenBody
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		mux.ServeHTTP(w, r)
+	})
 }
 
 func httpError(w http.ResponseWriter, code int, err error) {

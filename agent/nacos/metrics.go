@@ -26,7 +26,9 @@ const flushEvery = 2 * time.Second
 //   - gauges: connections (set-up gRPC connections), closing (closed,
 //     within their grace), subscribers (service subscriptions),
 //     config_listeners, instances (ephemeral records the door holds) and
-//     http_instances (those registered over the 1.x API).
+//     http_instances (those registered over the 1.x API), http_config_listeners
+//     (1.x config long polls held); http_listeners_refused{route,reason}:
+//     long polls refused at the limit.
 type stats struct {
 	mu      sync.Mutex
 	counts  map[statKey]uint64
@@ -112,13 +114,15 @@ func (s *Server) metricsLoop() {
 // Gauges are what the door holds now (the series list above).
 type Gauges struct {
 	Connections, Closing, Subscribers, ConfigListeners, Instances, HTTPInstances int
+	// HTTPListeners are the 1.x config long polls held (listener.go).
+	HTTPListeners int
 }
 
 // Gauges counts what the door holds now.
 func (s *Server) Gauges() Gauges {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := Gauges{Instances: len(s.holders), HTTPInstances: len(s.beats)}
+	g := Gauges{Instances: len(s.holders), HTTPInstances: len(s.beats), HTTPListeners: len(s.polls)}
 	for _, c := range s.clients {
 		if c.gone {
 			g.Closing++
@@ -150,7 +154,8 @@ func (s *Server) flushMetrics() {
 	st.mu.Unlock()
 	g := s.Gauges()
 	for name, v := range map[string]int{"connections": g.Connections, "closing": g.Closing, "subscribers": g.Subscribers,
-		"config_listeners": g.ConfigListeners, "instances": g.Instances, "http_instances": g.HTTPInstances} {
+		"config_listeners": g.ConfigListeners, "instances": g.Instances, "http_instances": g.HTTPInstances,
+		"http_config_listeners": g.HTTPListeners} {
 		m.SetGauge([]string{"nacos", name}, float32(v))
 	}
 }

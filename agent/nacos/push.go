@@ -85,6 +85,7 @@ func (s *Server) pushLoop() {
 		case <-s.push.wake:
 		}
 		ifaces, configs := s.push.take()
+		s.wakePolls(configs) // listener.go
 		s.pushRound(ifaces, configs)
 	}
 }

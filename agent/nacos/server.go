@@ -54,6 +54,12 @@ type Config struct {
 	// BeatTimeout is how long an instance registered over the 1.x HTTP
 	// API lives without a beat (Nacos' ipDeleteTimeout, 30 s).
 	BeatTimeout time.Duration
+	// MaxListeners bounds the 1.x config long polls held at once
+	// (listener.go); past it a poll is refused (503).
+	MaxListeners int
+	// ListenMinWait is the shortest a 1.x long poll is held when nothing
+	// changes (Nacos' 10 s; tests lower it).
+	ListenMinWait time.Duration
 	// Host is the agent's host (package host): required.
 	Host host.Host
 	// Metrics gets the door's series (metrics.go); nil counts nothing.
@@ -73,13 +79,16 @@ func (c *Config) setDefaults() error {
 		v   *time.Duration
 		def time.Duration
 	}{{&c.Grace, DefaultGrace}, {&c.SetupWait, DefaultSetupWait}, {&c.WriteTimeout, DefaultWriteTimeout},
-		{&c.BeatTimeout, BeatTimeout}} {
+		{&c.BeatTimeout, BeatTimeout}, {&c.ListenMinWait, DefaultListenMinWait}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxListeners <= 0 {
+		c.MaxListeners = DefaultMaxListeners
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -138,7 +147,8 @@ type Server struct {
 	refTime int64 // last lastRefTime handed out: strictly increasing
 	// setupSignal is closed (and replaced) at every bi-stream setup.
 	setupSignal chan struct{}
-	beats       map[string]*beat // 1.x HTTP instances by identity
+	beats       map[string]*beat       // 1.x HTTP instances by identity
+	polls       map[*longPoll]struct{} // held 1.x config listeners
 
 	push  pushState
 	stats stats
@@ -155,7 +165,7 @@ func NewServer(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger,
 		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]struct{}{}, held: map[holder]*holding{},
-		setupSignal: make(chan struct{}), beats: map[string]*beat{}}
+		setupSignal: make(chan struct{}), beats: map[string]*beat{}, polls: map[*longPoll]struct{}{}}
 	s.grpcConns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusedConn, Logger: s.log})
 	s.push.init()
 	return s, nil
