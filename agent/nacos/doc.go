@@ -37,7 +37,17 @@
 // ZooKeeper consumer see an application registered through Nacos, and a
 // Nacos consumer one registered through ZooKeeper. Other services are
 // nacos://ip:port/{service} URLs under category "nacos". Namespace, group,
-// cluster, weight and enabled are kept as nacos.* parameters.
+// cluster, weight and enabled are kept as nacos.* parameters. The name an
+// instance is registered under decides where it is listed: a Dubbo
+// service's URL takes its version, group and category from the name,
+// whatever the metadata says. A disabled instance stays registered and is
+// left out of every list, query, subscription and push, as Nacos does (a
+// Dubbo one carries Dubbo's enabled=false too, so Dubbo consumers of every
+// door leave it out); weight 0 is kept as 0. A service's instances are all
+// ephemeral or all persistent: the other kind is refused with Nacos'
+// error, checked and registered in one step on the agent (two agents
+// registering the two kinds at the same moment both succeed, and the
+// service lists both).
 //
 // Ephemeral instances (the default) are this agent's records, held by who
 // registered them (holds.go): the gRPC connection, or for the 1.x HTTP

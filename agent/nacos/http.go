@@ -102,6 +102,9 @@ func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
 func (s *Server) registerHTTPLocked(sv service, in nacoswire.Instance, rec routes.Record) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if err := s.checkKind(sv, !in.Ephemeral, false); err != nil { // naming.go
+		return lease.Saving{}, err
+	}
 	rec = s.settle(sv, in, !in.Ephemeral, rec) // apps.go
 	if !in.Ephemeral {
 		return lease.Saving{}, s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))

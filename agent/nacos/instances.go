@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -110,6 +111,9 @@ func clusterOf(c string) string {
 
 // record turns a registration into its URL record.
 func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Record, error) {
+	if !(inst.Weight >= minWeight && inst.Weight <= maxWeight) { // NaN too (forms.go's bounds, every door's)
+		return routes.Record{}, fmt.Errorf("instance format invalid: The weights range from %.1f to %.1f (weight %v)", minWeight, maxWeight, inst.Weight)
+	}
 	if net.ParseIP(inst.IP) == nil && (inst.IP == "" || strings.ContainsAny(inst.IP, "/?#@[]: ")) {
 		return routes.Record{}, fmt.Errorf("instance ip %q is not an IP address or host name", inst.IP)
 	}
@@ -136,6 +140,7 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 	}
 	iface, category := sv.urlKeys()
 	protocol, path := "nacos", sv.name
+	md := inst.Metadata
 	if sv.dubbo {
 		protocol, path = inst.Metadata["protocol"], inst.Metadata["path"]
 		if protocol == "" {
@@ -144,12 +149,13 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 		if path == "" {
 			path = sv.iface
 		}
+		md = sv.dubboParams(inst.Metadata, path, inst.Enabled)
 	}
 	u, err := dubbo.Parse(protocol + "://" + net.JoinHostPort(inst.IP, strconv.Itoa(inst.Port)) + "/" + path)
 	if err != nil {
 		return routes.Record{}, fmt.Errorf("instance does not make a URL: %v", err)
 	}
-	for k, v := range inst.Metadata {
+	for k, v := range md {
 		if reservedParam(k) {
 			return routes.Record{}, fmt.Errorf("metadata key %q is reserved: the door keeps the instance's %s in it", k, k[len(paramPrefix):])
 		}
@@ -167,7 +173,7 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 	if c := clusterOf(inst.ClusterName); c != defaultCluster {
 		extra["cluster"] = c
 	}
-	if inst.Weight != 1 && inst.Weight >= 0 {
+	if inst.Weight != 1 {
 		extra["weight"] = strconv.FormatFloat(inst.Weight, 'g', -1, 64)
 	}
 	if !inst.Enabled {
@@ -186,6 +192,39 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 		return routes.Record{}, fmt.Errorf("instance does not make a URL: %v", err)
 	}
 	return routes.Record{URL: &routes.URL{Interface: iface, Category: category, URL: u.String()}}, nil
+}
+
+// dubboParams are the parameters of a Dubbo service's URL: the
+// instance's metadata, with the service key taken from the name it was
+// registered under (category:interface:version:group), whatever the
+// metadata says, so that the instance is listed and pushed under that
+// name through this door and is the same provider of that version and
+// group through every other. A disabled instance carries Dubbo's
+// enabled=false too, which Dubbo consumers of every door leave out.
+func (sv service) dubboParams(md map[string]string, path string, enabled bool) map[string]string {
+	out := maps.Clone(md)
+	if out == nil {
+		out = map[string]string{}
+	}
+	set := func(k, v string) {
+		if v == "" {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	set(dubbo.KeyVersion, sv.version)
+	set(dubbo.KeyGroup, sv.dgrp)
+	if _, had := md[dubbo.KeyCategory]; had || sv.category != dubbo.CategoryProviders {
+		out[dubbo.KeyCategory] = sv.category
+	}
+	if _, had := md[dubbo.KeyInterface]; had || path != sv.iface {
+		out[dubbo.KeyInterface] = sv.iface
+	}
+	if !enabled {
+		out[dubbo.KeyEnabled] = "false"
+	}
+	return out
 }
 
 // instance reads a URL back as an instance of sv, or ok false when the URL
@@ -213,12 +252,20 @@ func (sv service) instance(raw string) (inst nacoswire.Instance, ok bool) {
 		params["protocol"], params["path"] = u.Protocol(), u.Path()
 	}
 	weight := 1.0
-	if w, err := strconv.ParseFloat(nacos["weight"], 64); err == nil && w >= 0 {
+	if w, err := strconv.ParseFloat(nacos["weight"], 64); err == nil && w >= minWeight && w <= maxWeight {
 		weight = w
+	}
+	enabled := nacos["enabled"] != "false"
+	if sv.dubbo {
+		// Dubbo's own flag, whichever door wrote it (dubboParams).
+		enabled = enabled && u.Enabled()
+		if !enabled && nacos["enabled"] == "false" {
+			delete(params, dubbo.KeyEnabled)
+		}
 	}
 	cluster := or(nacos["cluster"], defaultCluster)
 	inst = nacoswire.Instance{IP: u.Host(), Port: u.Port(), Weight: weight, Healthy: nacos["healthy"] != "false",
-		Enabled: nacos["enabled"] != "false", Ephemeral: nacos["persistent"] != "true" && u.Dynamic(),
+		Enabled: enabled, Ephemeral: nacos["persistent"] != "true" && u.Dynamic(),
 		ClusterName: cluster, ServiceName: sv.group + "@@" + sv.name, Metadata: params}
 	inst.InstanceID = instanceID(sv, inst.IP, inst.Port, cluster)
 	return inst, true
@@ -256,7 +303,10 @@ func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 	return out
 }
 
-// serviceInfo is sv's ServiceInfo as this agent sees it now. Its
+// serviceInfo is sv's ServiceInfo as this agent sees it now: its enabled
+// instances, as Nacos serves a list, a query, a subscription and a push
+// (ServiceUtil.selectInstances with enableOnly in each); a disabled
+// instance stays registered and hosts still has it. Its
 // lastRefTime is taken before the hosts are read: clients keep the answer
 // with the highest lastRefTime, and two answers computed at once (a
 // subscribe and a push) must not let the one that read the table earlier
@@ -264,7 +314,7 @@ func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 // holds a view at least as new as every change before it.
 func (s *Server) serviceInfo(sv service, clusters string) nacoswire.ServiceInfo {
 	ref := s.nextRefTime()
-	hosts := s.hosts(sv, clusters)
+	hosts := slices.DeleteFunc(s.hosts(sv, clusters), func(h nacoswire.Instance) bool { return !h.Enabled })
 	b, _ := json.Marshal(hosts)
 	sum := md5.Sum(b)
 	return nacoswire.ServiceInfo{Name: sv.name, GroupName: sv.group, Clusters: clusters, CacheMillis: 10000,

@@ -104,6 +104,9 @@ func (s *Server) register(c *client, sv service, insts []nacoswire.Instance, per
 func (s *Server) registerLocked(c *client, sv service, insts []nacoswire.Instance, recs []routes.Record, persistent, replaceAll bool) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if err := s.checkKind(sv, persistent, replaceAll); err != nil {
+		return lease.Saving{}, err
+	}
 	for i := range recs {
 		recs[i] = s.settle(sv, insts[i], persistent, recs[i]) // apps.go
 	}
@@ -139,6 +142,37 @@ func (s *Server) registerLocked(c *client, sv service, insts []nacoswire.Instanc
 	}
 	s.mu.Unlock()
 	return s.setInstances(c, insts2, recs)
+}
+
+// checkKind refuses a registration of the other kind than the service's
+// instances (ephemeral or persistent) with Nacos' error
+// (Ephemeral/PersistentClientOperationServiceImpl): a service's
+// instances are all of one kind. writeMu held, so the check and the
+// registration it guards are one step on this agent. A service with no
+// instance left takes either kind (Nacos keeps an empty service's kind
+// until it cleans the service up, 60 s by default).
+func (s *Server) checkKind(sv service, persistent, batch bool) error {
+	for _, h := range s.hosts(sv, "") {
+		if h.Ephemeral != persistent {
+			continue
+		}
+		name := sv.group + "@@" + sv.name
+		switch {
+		case persistent:
+			return kindError("Current service " + name + " is ephemeral service, can't register persistent instance.")
+		case batch:
+			return kindError("Current service " + name + " is persistent service, can't batch register ephemeral instance.")
+		default:
+			return kindError("Current service " + name + " is persistent service, can't register ephemeral instance.")
+		}
+	}
+	return nil
+}
+
+// kindError is Nacos' NacosRuntimeException(INVALID_PARAM, msg) as its
+// clients read it.
+func kindError(msg string) error {
+	return &codedError{nacoswire.ErrInvalidParam, fmt.Sprintf("errCode: %d, errMsg: %s ", nacoswire.ErrInvalidParam, msg)}
 }
 
 // setInstances makes insts (identity -> record key) what c holds: recs
