@@ -84,8 +84,10 @@
 //     gossiped to every agent and kept through restarts with --data-dir;
 //     there is no health check of persistent instances (Nacos probes them
 //     by TCP or HTTP), they are listed healthy until deregistered.
-//   - An instance's health is its holder's liveness: no instance is ever
-//     listed unhealthy; it is listed until withdrawn.
+//   - A gRPC instance's health is its connection's liveness: it is listed
+//     as registered (healthy=false kept) until withdrawn. A 1.x HTTP
+//     instance is listed unhealthy 15 s after its last beat and withdrawn
+//     at 30 s, as Nacos (beats.go), decided by the agent that holds it.
 //   - Config content is bounded to MaxConfigContent (64 KiB; Nacos 10 MiB),
 //     since every agent keeps every config; gray (beta, tag) configs,
 //     history and the console are not served.
@@ -93,10 +95,6 @@
 //     default), where Nacos withdraws them at once: a client that
 //     reconnects (or the agent restarting under it) shows its consumers
 //     no gap.
-//   - Nacos marks an HTTP instance unhealthy 15 s after its last beat
-//     and deletes it at 30 s; the door lists it healthy until it is
-//     withdrawn at 30 s (an instance's health is its holder's
-//     liveness, above).
 //   - An application instance is Dubbo's application instance only in the
 //     public namespace's DEFAULT_GROUP (Dubbo's default) and when
 //     ephemeral: in another namespace or group, or persistent, it stays a

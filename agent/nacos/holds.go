@@ -264,7 +264,7 @@ func (s *Server) restoreLeases() {
 		}
 		s.held[h] = hd
 		if st.Kind == kindBeat {
-			s.beats[st.Identity] = &beat{key: recs[0].Key(), deadline: later(l.Deadline, now.Add(s.cfg.Grace+BeatInterval))}
+			s.beats[st.Identity] = restoredBeat(st.Identity, recs[0], later(l.Deadline, now.Add(s.cfg.Grace+BeatInterval))) // beats.go
 		}
 		s.mu.Unlock()
 		if st.Kind == kindGRPC {

@@ -3,14 +3,10 @@ package nacos
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
-	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
-	"github.com/namecast/namecast/routes"
 )
 
 // The Nacos 1.x open API on the HTTP port, for what operators and 1.x
@@ -20,12 +16,6 @@ import (
 // are held by their beats: each beat keeps the instance Config.BeatTimeout
 // (30 s, Nacos' ipDeleteTimeout) longer, and the answer tells the client to beat
 // every BeatInterval (5 s).
-
-// beat is one instance registered over HTTP, held until its deadline.
-type beat struct {
-	key      string
-	deadline time.Time
-}
 
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
@@ -72,183 +62,6 @@ func formService(r *http.Request) (service, error) {
 		return sv, invalid(err)
 	}
 	return sv, nil
-}
-
-func (s *Server) httpRegister(w http.ResponseWriter, r *http.Request) {
-	sv, err := formService(r)
-	if err == nil {
-		var in nacoswire.Instance
-		if in, err = formInstance(r); err == nil {
-			err = s.registerHTTP(sv, in)
-		}
-	}
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
-		return
-	}
-	w.Write([]byte("ok"))
-}
-
-// registerHTTP records an instance registered over HTTP: persistent ones as
-// rules, ephemeral ones held by beats.
-func (s *Server) registerHTTP(sv service, in nacoswire.Instance) error {
-	rec, err := sv.record(in, !in.Ephemeral)
-	if err != nil {
-		return invalid(err)
-	}
-	return saved(s.registerHTTPLocked(sv, in, rec))
-}
-
-func (s *Server) registerHTTPLocked(sv service, in nacoswire.Instance, rec routes.Record) (lease.Saving, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if err := s.checkKind(sv, !in.Ephemeral, false); err != nil { // naming.go
-		return lease.Saving{}, err
-	}
-	rec = s.settle(sv, in, !in.Ephemeral, rec) // apps.go
-	if !in.Ephemeral {
-		return lease.Saving{}, s.applyRules([]routes.Record{rec}, without(s.persistentKeys(sv, in), []routes.Record{rec}))
-	}
-	id := identity(sv, in.IP, in.Port, in.ClusterName)
-	s.mu.Lock()
-	b := s.beats[id]
-	full := b == nil && len(s.beats) >= s.cfg.MaxConns
-	s.mu.Unlock()
-	if full {
-		return lease.Saving{}, &codedError{nacoswire.ErrOverThreshold, "too many instances registered over HTTP"}
-	}
-	var drops []string
-	if b != nil && b.key != rec.Key() {
-		drops = append(drops, b.key)
-	}
-	deadline := time.Now().Add(s.cfg.BeatTimeout)
-	sav, err := s.hold(beatHolder(id), []routes.Record{rec}, drops, deadline, holdState{Kind: kindBeat, Identity: id})
-	if err != nil {
-		return sav, err
-	}
-	s.mu.Lock()
-	if b == nil {
-		b = &beat{}
-		s.beats[id] = b
-	}
-	b.key, b.deadline = rec.Key(), deadline
-	s.mu.Unlock()
-	return sav, nil
-}
-
-func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
-	sv, err := formService(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	in, err := formInstance(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	if err := saved(s.deregisterHTTP(sv, in)); err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
-		return
-	}
-	w.Write([]byte("ok"))
-}
-
-func (s *Server) deregisterHTTP(sv service, in nacoswire.Instance) (lease.Saving, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if !in.Ephemeral {
-		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
-			return lease.Saving{}, s.applyRules(nil, keys)
-		}
-		return lease.Saving{}, nil
-	}
-	return s.dropBeat(identity(sv, in.IP, in.Port, in.ClusterName), false)
-}
-
-// dropBeat lets go of an HTTP instance (letGo; gone: its beats stopped);
-// an error (the data dir cannot save it) keeps it. writeMu held.
-func (s *Server) dropBeat(id string, gone bool) (lease.Saving, error) {
-	sv, err := s.letGo(beatHolder(id), gone)
-	if err != nil {
-		return sv, err
-	}
-	s.mu.Lock()
-	delete(s.beats, id)
-	s.mu.Unlock()
-	return sv, nil
-}
-
-// httpBeat renews an HTTP instance (Nacos' InstanceController.beat): code
-// 10200 when held, 20404 when unknown, so the client registers it again.
-func (s *Server) httpBeat(w http.ResponseWriter, r *http.Request) {
-	sv, err := formService(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	ip, port, cluster := r.FormValue("ip"), r.FormValue("port"), r.FormValue("clusterName")
-	if raw := r.FormValue("beat"); raw != "" {
-		var b struct {
-			IP      string `json:"ip"`
-			Port    int    `json:"port"`
-			Cluster string `json:"cluster"`
-		}
-		if err := json.Unmarshal([]byte(raw), &b); err != nil {
-			httpError(w, http.StatusBadRequest, invalid(fmt.Errorf("beat is not JSON: %v", err)))
-			return
-		}
-		ip, port, cluster = b.IP, strconv.Itoa(b.Port), b.Cluster
-	}
-	p, _ := strconv.Atoi(port)
-	id := identity(sv, ip, p, cluster)
-	s.writeMu.Lock()
-	s.mu.Lock()
-	b := s.beats[id]
-	deadline := time.Now().Add(s.cfg.BeatTimeout)
-	if b != nil {
-		b.deadline = deadline
-	}
-	s.mu.Unlock()
-	if b != nil {
-		if err := s.renew(beatHolder(id), deadline); err != nil {
-			s.log.Warn("saving a beat's deadline failed; a restart may expire the instance early", "err", err)
-		}
-	}
-	s.writeMu.Unlock()
-	code := 10200
-	if b == nil {
-		code = 20404
-	}
-	writeJSON(w, map[string]any{"clientBeatInterval": BeatInterval.Milliseconds(), "code": code, "lightBeatEnabled": true})
-}
-
-// beatLoop withdraws HTTP instances whose beats stopped.
-func (s *Server) beatLoop() {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case now := <-t.C:
-			s.writeMu.Lock()
-			s.mu.Lock()
-			var expired []string
-			for id, b := range s.beats {
-				if now.After(b.deadline) {
-					expired = append(expired, id)
-				}
-			}
-			s.mu.Unlock()
-			for _, id := range expired {
-				if _, err := s.dropBeat(id, true); err != nil {
-					s.log.Error("withdrawing an instance whose beats stopped failed: the data dir cannot save it; retrying", "err", err)
-				}
-			}
-			s.writeMu.Unlock()
-		}
-	}
 }
 
 func (s *Server) httpInstance(w http.ResponseWriter, r *http.Request) {
