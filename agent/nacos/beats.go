@@ -172,6 +172,9 @@ func (s *Server) httpDeregister(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deregisterHTTP(sv service, in nacoswire.Instance) (lease.Saving, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if err := s.dropMeta(sv, in.IP, in.Port, in.ClusterName); err != nil { // update.go
+		return lease.Saving{}, err
+	}
 	if !in.Ephemeral {
 		if keys := s.persistentKeys(sv, in); len(keys) > 0 {
 			return lease.Saving{}, s.applyRules(nil, keys)

@@ -21,7 +21,8 @@ func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(route string, h http.HandlerFunc) { mux.HandleFunc(route, s.counted(route, h)) }
 	handle("POST /nacos/v1/ns/instance", s.httpRegister)
-	handle("PUT /nacos/v1/ns/instance", s.httpRegister)
+	handle("PUT /nacos/v1/ns/instance", s.httpUpdate)
+	handle("PATCH /nacos/v1/ns/instance", s.httpPatch)
 	handle("GET /nacos/v1/ns/operator/metrics", s.httpOperatorMetrics)
 	handle("DELETE /nacos/v1/ns/instance", s.httpDeregister)
 	handle("GET /nacos/v1/ns/instance", s.httpInstance)

@@ -291,12 +291,12 @@ func (s *Server) hosts(sv service, clusters string) []nacoswire.Instance {
 			continue
 		}
 		seen[inst.InstanceID] = true
-		out = append(out, inst)
+		out = append(out, s.overlay(sv, inst)) // update.go
 	}
 	for _, inst := range s.appHosts(sv) {
 		if (want == nil || want[inst.ClusterName]) && !seen[inst.InstanceID] {
 			seen[inst.InstanceID] = true
-			out = append(out, inst)
+			out = append(out, s.overlay(sv, inst))
 		}
 	}
 	slices.SortFunc(out, func(a, b nacoswire.Instance) int { return strings.Compare(a.InstanceID, b.InstanceID) })

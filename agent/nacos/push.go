@@ -45,6 +45,13 @@ func (p *pushState) changed(key string) {
 	var note func()
 	if iface, _, _, ok := routes.ParseURLKey(key); ok {
 		note = func() { p.ifaces[iface] = true }
+	} else if rest, ok := strings.CutPrefix(key, instanceMetaPrefix); ok {
+		sv, ok := metaService(rest) // update.go
+		if !ok {
+			return
+		}
+		iface, _ := sv.urlKeys()
+		note = func() { p.ifaces[iface] = true }
 	} else if rest, ok := strings.CutPrefix(key, configKeyPrefix); ok {
 		note = func() { p.configs[rest] = true }
 	} else if path, ok := routes.ZnodePathOfKey(key); ok {
