@@ -21,6 +21,10 @@
 // Nacos' code (400 bad parameter, 302 no handler, 300 not ready), never a
 // dropped call or a gRPC error.
 //
+// A 1.x client that lists a service with udpPort is pushed each change
+// of it over UDP, acks and one resend included, as Nacos' UdpPushService
+// does (udp.go); the push goes to the host the list request came from.
+//
 // # One registry
 //
 // Instances are URL records (instances.go), the records ZooKeeper and HTTP
@@ -102,6 +106,14 @@
 //   - The mapping config is a set merged across agents, as the ZooKeeper
 //     door's /dubbo/mapping: a publish that drops an application another
 //     agent's part names leaves it in the union.
+//   - A UDP push goes to the udpPort of the host the list request came
+//     from, never to the clientIP the request names (Nacos pushes to
+//     clientIP): anyone who can reach the HTTP port could otherwise aim
+//     pushes at a third host. Every 1.x client binds its push socket to
+//     every address, so it gets them. Any client naming udpPort is
+//     pushed (Nacos pushes only to client versions it knows by their
+//     User-Agent), within MaxUDPSubscribers (MaxUDPSubscribersPerHost from
+//     one host); past them the list is answered and not pushed.
 //   - Authentication (accessToken, identity headers) is not checked: the
 //     door, like the ZooKeeper and RocketMQ doors, is for the host it runs
 //     on.

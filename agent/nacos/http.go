@@ -91,6 +91,9 @@ func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {
 	}
 	info := s.serviceInfo(sv, r.FormValue("clusters"))
 	info.Name = sv.group + "@@" + sv.name // 1.x names services with their group
+	if udpPort, err := strconv.Atoi(r.FormValue("udpPort")); err == nil && udpPort > 0 {
+		s.udpSubscribe(r.RemoteAddr, udpPort, sv, r.FormValue("clusters"), info) // udp.go
+	}
 	if healthyOnly, _ := strconv.ParseBool(r.FormValue("healthyOnly")); healthyOnly {
 		kept := info.Hosts[:0]
 		for _, h := range info.Hosts {

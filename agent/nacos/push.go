@@ -134,6 +134,7 @@ func (s *Server) pushRound(ifaces, configs map[string]bool) {
 		}
 	}
 	s.mu.Unlock()
+	s.udpRound(ifaces) // udp.go
 	for _, t := range subs {
 		info := s.serviceInfo(t.sub.sv, t.sub.clusters)
 		s.mu.Lock()
@@ -212,10 +213,15 @@ func (s *Server) subscribeService(c *client, body []byte) (any, error) {
 	s.mu.Unlock()
 	// A change between computing info and storing the subscription was
 	// seen by no push round: look again.
-	iface, _ := sv.urlKeys()
-	s.push.changed(routes.URLPrefix(iface, "x"))
+	s.noteService(sv)
 	return &nacoswire.ServiceInfoResponse{Response: nacoswire.OK(), ServiceInfo: info}, nil
 }
 
 // MaxSubscriptions bounds one connection's subscriptions and config listens.
 const MaxSubscriptions = 10000
+
+// noteService has the push loop look at sv's subscribers again.
+func (s *Server) noteService(sv service) {
+	iface, _ := sv.urlKeys()
+	s.push.changed(routes.URLPrefix(iface, "x"))
+}

@@ -60,6 +60,12 @@ type Config struct {
 	// ListenMinWait is the shortest a 1.x long poll is held when nothing
 	// changes (Nacos' 10 s; tests lower it).
 	ListenMinWait time.Duration
+	// UDPAckTimeout is how long a UDP push to a 1.x subscriber waits for
+	// its ack before it is sent once more (udp.go; Nacos' 10 s).
+	UDPAckTimeout time.Duration
+	// UDPSubscriberTTL is how long a 1.x subscriber is pushed to past its
+	// last list (udp.go; Nacos' client expiry, 3 min).
+	UDPSubscriberTTL time.Duration
 	// Host is the agent's host (package host): required.
 	Host host.Host
 	// Metrics gets the door's series (metrics.go); nil counts nothing.
@@ -79,7 +85,7 @@ func (c *Config) setDefaults() error {
 		v   *time.Duration
 		def time.Duration
 	}{{&c.Grace, DefaultGrace}, {&c.SetupWait, DefaultSetupWait}, {&c.WriteTimeout, DefaultWriteTimeout},
-		{&c.BeatTimeout, BeatTimeout}, {&c.ListenMinWait, DefaultListenMinWait}} {
+		{&c.BeatTimeout, BeatTimeout}, {&c.UDPAckTimeout, DefaultUDPAckTimeout}, {&c.UDPSubscriberTTL, DefaultUDPSubscriberTTL}, {&c.ListenMinWait, DefaultListenMinWait}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
@@ -151,6 +157,7 @@ type Server struct {
 	polls       map[*longPoll]struct{} // held 1.x config listeners
 
 	push  pushState
+	udp   udpState // UDP push to 1.x subscribers (udp.go)
 	stats stats
 }
 
@@ -203,15 +210,21 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		grpcLn.Close()
 		return
 	}
-	s.table.OnChange(s.push.changed)
-	s.restoreLeases()
-	for _, run := range []func(){
+	runs := []func(){
 		func() { s.httpSrv.Serve(httpLn) },
 		func() { s.grpcSrv.Serve(grpcAdmitted) },
 		s.pushLoop,
 		s.beatLoop,
 		s.metricsLoop,
-	} {
+	}
+	if err := s.startUDP(httpLn.Addr()); err != nil {
+		s.log.Error("no UDP push to 1.x subscribers: they get changes at their next list", "err", err)
+	} else {
+		runs = append(runs, s.udpAcks, s.udpLoop)
+	}
+	s.table.OnChange(s.push.changed)
+	s.restoreLeases()
+	for _, run := range runs {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); run() }()
 	}
@@ -240,6 +253,9 @@ func (s *Server) Close() error {
 	s.cancel()
 	s.httpSrv.Close()
 	s.grpcSrv.Close()
+	if s.udp.conn != nil {
+		s.udp.conn.Close()
+	}
 	s.grpcConns.Close()
 	s.wg.Wait()
 	return nil

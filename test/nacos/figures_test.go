@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	v1model "github.com/nacos-group/nacos-sdk-go/model"
 	"github.com/nacos-group/nacos-sdk-go/v2/clients/naming_client/naming_cache"
 	"github.com/nacos-group/nacos-sdk-go/v2/clients/naming_client/naming_grpc"
 	"github.com/nacos-group/nacos-sdk-go/v2/common/http_agent"
 	"github.com/nacos-group/nacos-sdk-go/v2/common/nacos_server"
 	"github.com/nacos-group/nacos-sdk-go/v2/model"
 	"github.com/nacos-group/nacos-sdk-go/v2/vo"
+	v1vo "github.com/nacos-group/nacos-sdk-go/vo"
 
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/nacos"
@@ -49,6 +51,7 @@ func TestFigures(t *testing.T) {
 		doors[i] = s
 	}
 	figNotify(t, doors, 30)
+	figUDPPush(t, doors, 30)
 	figQuery(t, doors, 1000, 500)
 }
 
@@ -150,4 +153,47 @@ func figQuery(t *testing.T, doors []*nacos.Server, n, q int) {
 	}
 	t.Logf("FIG instance list of %d providers from agent 1, one at a time (nacos-sdk-go ServiceQueryRequest): %s, %.0f ops/s",
 		n, percentiles(took), float64(q)/time.Since(start).Seconds())
+}
+
+// figUDPPush: figNotify for a 1.x subscriber: nacos-sdk-go v1 on agent 9,
+// pushed over UDP (udp_test.go), called back with each provider
+// registered through agent 0 (nacos-sdk-go v2).
+func figUDPPush(t *testing.T, doors []*nacos.Server, trials int) {
+	prov, sub := namingClient(t, doors[0]), namingClientV1(t, doors[len(doors)-1])
+	var mu sync.Mutex
+	seen := map[uint64]time.Time{}
+	err := sub.Subscribe(&v1vo.SubscribeParam{ServiceName: "providers:udp.Api:1.0.0:", SubscribeCallback: func(svcs []v1model.SubscribeService, _ error) {
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, in := range svcs {
+			if _, ok := seen[in.Port]; !ok {
+				seen[in.Port] = now
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var took []time.Duration
+	for i := range trials {
+		port := uint64(31000 + i)
+		p := dubboParam("10.0.0.6", port)
+		p.ServiceName = "providers:udp.Api:1.0.0:"
+		start := time.Now()
+		if ok, err := prov.RegisterInstance(p); !ok || err != nil {
+			t.Fatalf("register: %v %v", ok, err)
+		}
+		testutil.Eventually(t, 30*time.Second, func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			at, ok := seen[port]
+			if !ok {
+				return fmt.Errorf("port %d not pushed", port)
+			}
+			took = append(took, at.Sub(start))
+			return nil
+		})
+	}
+	t.Logf("FIG register through agent 0 -> 1.x subscriber (nacos-sdk-go v1, UDP push) on agent %d called back, N=%d lan: %s", len(doors)-1, len(doors), percentiles(took))
 }

@@ -10,6 +10,11 @@ require (
 )
 
 require (
+	github.com/go-errors/errors v1.0.1 // indirect
+	github.com/nacos-group/nacos-sdk-go v1.1.4
+)
+
+require (
 	github.com/aliyun/alibaba-cloud-sdk-go v1.61.1704 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
