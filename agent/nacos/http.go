@@ -33,6 +33,7 @@ func (s *Server) httpHandler() http.Handler {
 	handle("POST /nacos/v1/cs/configs", s.httpConfigPublish)
 	handle("DELETE /nacos/v1/cs/configs", s.httpConfigDelete)
 	handle("POST /nacos/v1/cs/configs/listener", s.httpListen)
+	s.v2Handlers(handle) // v2.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(MaxConfigContent + 16<<10)
 		if r.URL.Path == "/nacos/v1/cs/configs/listener" {
@@ -89,13 +90,28 @@ func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
-	info := s.serviceInfo(sv, r.FormValue("clusters"))
+	clusters := r.FormValue("clusters")
+	info := s.serviceInfo(sv, clusters)
 	info.Name = sv.group + "@@" + sv.name // 1.x names services with their group
 	if udpPort, err := strconv.Atoi(r.FormValue("udpPort")); err == nil && udpPort > 0 {
-		s.udpSubscribe(r.RemoteAddr, udpPort, sv, r.FormValue("clusters"), info) // udp.go
+		s.udpSubscribe(r.RemoteAddr, udpPort, sv, clusters, info) // udp.go
 	}
-	if healthyOnly, _ := strconv.ParseBool(r.FormValue("healthyOnly")); healthyOnly {
-		kept := info.Hosts[:0]
+	writeJSON(w, healthyOnlyOf(info, r.FormValue("healthyOnly")))
+}
+
+// listOf is the v2 list: sv's ServiceInfo named with its group, only the
+// healthy instances when healthyOnly is true.
+func (s *Server) listOf(sv service, clusters, healthyOnly string) nacoswire.ServiceInfo {
+	info := s.serviceInfo(sv, clusters)
+	info.Name = sv.group + "@@" + sv.name
+	return healthyOnlyOf(info, healthyOnly)
+}
+
+// healthyOnlyOf is info with only its healthy instances when healthyOnly
+// is true (a new list: info's may be kept elsewhere).
+func healthyOnlyOf(info nacoswire.ServiceInfo, healthyOnly string) nacoswire.ServiceInfo {
+	if only, _ := strconv.ParseBool(healthyOnly); only {
+		kept := []nacoswire.Instance{}
 		for _, h := range info.Hosts {
 			if h.Healthy && h.Enabled {
 				kept = append(kept, h)
@@ -103,7 +119,7 @@ func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {
 		}
 		info.Hosts = kept
 	}
-	writeJSON(w, info)
+	return info
 }
 
 func (s *Server) httpServiceList(w http.ResponseWriter, r *http.Request) {
