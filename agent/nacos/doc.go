@@ -78,6 +78,9 @@
 //
 // # What differs from Nacos (and what a user gets instead)
 //
+// docs/protocols/nacos-conformance.md lists every request type and
+// endpoint against Nacos' behaviour; in short:
+//
 //   - Config CAS (ConfigPublishRequest.casMd5) is checked and applied in one
 //     step on the agent that receives it, not linearizably across agents:
 //     two CAS publishes through two agents at the same moment can both
