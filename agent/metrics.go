@@ -3,17 +3,21 @@ package agent
 import (
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/go-metrics"
-	promsink "github.com/hashicorp/go-metrics/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/namecast/namecast/internal/buildinfo"
+	"github.com/namecast/namecast/internal/promsink"
 )
 
 // memberlist emits into go-metrics' process-global sink; there is one per
-// process whatever the number of agents, so it is installed once and every
-// agent's /metrics serves it beside the agent's own registry.
+// process whatever the number of agents, so it is installed once, with the
+// Go runtime's and the process's collectors (go_*, process_*), and every
+// agent's /metrics serves it beside the agent's own registry. Every series
+// is named by package promsink.
 var (
 	globalOnce sync.Once
 	globalProm = prometheus.NewRegistry()
@@ -21,10 +25,8 @@ var (
 
 func installGlobalMetrics() {
 	globalOnce.Do(func() {
-		sink, err := promsink.NewPrometheusSinkFrom(promsink.PrometheusOpts{Registerer: globalProm, Expiration: time.Hour})
-		if err != nil {
-			return
-		}
+		sink := promsink.New()
+		globalProm.MustRegister(sink, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		cfg := metrics.DefaultConfig("namecast")
 		cfg.EnableHostname = false
 		cfg.EnableRuntimeMetrics = false
@@ -37,17 +39,23 @@ func installGlobalMetrics() {
 func (a *Agent) startMetrics() error {
 	installGlobalMetrics()
 	a.prom = prometheus.NewRegistry()
-	sink, err := promsink.NewPrometheusSinkFrom(promsink.PrometheusOpts{Registerer: a.prom, Expiration: time.Hour})
-	if err != nil {
+	sink := promsink.New()
+	if err := a.prom.Register(sink); err != nil {
+		return err
+	}
+	if err := a.prom.Register(promsink.BuildInfo(a.version(), buildinfo.Revision(), buildinfo.GoVersion())); err != nil {
 		return err
 	}
 	cfg := metrics.DefaultConfig("namecast")
 	cfg.EnableHostname = false
 	cfg.EnableRuntimeMetrics = false
+	var err error
 	a.metrics, err = metrics.New(cfg, sink)
 	return err
 }
 
+// metricsHandler serves GET /metrics in Prometheus' text format, on the
+// HTTP door and on the --metrics listener.
 func (a *Agent) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(prometheus.Gatherers{a.prom, globalProm}, promhttp.HandlerOpts{})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -49,12 +49,12 @@ func TestNacosMetrics(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		for _, want := range []string{"namecast_nacos_connections 2", "namecast_nacos_instances 3", "namecast_nacos_http_instances 1",
 			"namecast_nacos_subscribers 1", "namecast_nacos_closing 0", "namecast_nacos_config_listeners 0",
-			`namecast_nacos_requests{code="0",type="InstanceRequest"} 2`,
-			`namecast_nacos_pushes{result="ok",type="NotifySubscriberRequest"}`,
-			`namecast_nacos_requests{code="400",type="InstanceRequest"} 1`,
-			`namecast_nacos_requests{code="0",type="SubscribeServiceRequest"} 1`,
-			`namecast_nacos_http_requests{route="POST /nacos/v1/ns/instance",status="200"} 1`,
-			`namecast_nacos_http_requests{route="GET /nacos/v1/ns/instance/list",status="200"} 1`} {
+			`namecast_nacos_requests_total{code="0",type="InstanceRequest"} 2`,
+			`namecast_nacos_pushes_total{result="ok",type="NotifySubscriberRequest"}`,
+			`namecast_nacos_requests_total{code="400",type="InstanceRequest"} 1`,
+			`namecast_nacos_requests_total{code="0",type="SubscribeServiceRequest"} 1`,
+			`namecast_nacos_http_requests_total{route="POST /nacos/v1/ns/instance",status="200"} 1`,
+			`namecast_nacos_http_requests_total{route="GET /nacos/v1/ns/instance/list",status="200"} 1`} {
 			if !strings.Contains(string(b), want) {
 				return fmt.Errorf("no %s in /metrics", want)
 			}

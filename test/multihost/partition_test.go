@@ -170,12 +170,12 @@ func noCrossTalk(sides [][]*agent) error {
 }
 
 // droppedOrigins reads, per agent, how many times it has dropped an
-// origin's records (namecast_gossip_origins_dropped).
+// origin's records (namecast_gossip_origins_dropped_total).
 func droppedOrigins(t *testing.T, as []*agent) []float64 {
 	t.Helper()
 	out := make([]float64, len(as))
 	for i, a := range as {
-		n, err := a.counter("namecast_gossip_origins_dropped")
+		n, err := a.counter("namecast_gossip_origins_dropped_total")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -156,8 +156,8 @@ func TestMetrics(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		for _, want := range []string{"namecast_zookeeper_sessions 1", `namecast_zookeeper_requests{err="nonode",op="getData"}`,
-			"namecast_zookeeper_watches", `namecast_zookeeper_latency_ms`} {
+		for _, want := range []string{"namecast_zookeeper_sessions 1", `namecast_zookeeper_requests_total{err="nonode",op="getData"}`,
+			"namecast_zookeeper_watches", `namecast_zookeeper_latency_seconds`} {
 			if !strings.Contains(string(b), want) {
 				return fmt.Errorf("no %s in /metrics", want)
 			}

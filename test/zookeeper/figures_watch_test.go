@@ -133,7 +133,7 @@ func overBudget(t *testing.T, httpAddr string) int {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "namecast_gossip_direct_over_budget "); ok {
+		if v, ok := strings.CutPrefix(line, "namecast_gossip_direct_over_budget_total "); ok {
 			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil {
 				t.Fatalf("/metrics: %q: %v", line, err)

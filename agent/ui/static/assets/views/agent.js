@@ -20,8 +20,8 @@ const gauges = [
 ];
 // Counters shown as a rate between two reads of /metrics.
 const rates = [
-  ['Changes here', 'routes_local_changes', 'per second, written through this agent'],
-  ['Changes from peers', 'gossip_ops_applied', 'per second, applied from gossip'],
+  ['Changes here', 'routes_local_changes_total', 'per second, written through this agent'],
+  ['Changes from peers', 'gossip_ops_applied_total', 'per second, applied from gossip'],
 ];
 
 export default function agent({main, signal, title}) {
