@@ -49,6 +49,7 @@ type Agent struct {
 	http      *httpapi.Server
 	metrics   *metrics.Metrics
 	prom      *prometheus.Registry
+	metricsL  metricsListener // --metrics
 
 	leaving  atomic.Bool
 	left     chan struct{}   // closed when a leave was requested over the API
@@ -137,6 +138,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	if err := a.startHTTP(); err != nil {
+		return err
+	}
+	if err := a.startMetricsListener(); err != nil {
 		return err
 	}
 	a.dropUnclaimed()
@@ -278,6 +282,7 @@ func (a *Agent) Shutdown() error {
 		a.freezeLeases(false)
 		a.cancel()
 		a.stopHTTP()
+		a.stopMetricsListener()
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}

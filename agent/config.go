@@ -121,6 +121,10 @@ type Config struct {
 	// key is on no command line; New reads it and refuses it when others
 	// can read it (keyfile.go).
 	EncryptKeyFile string `json:"encrypt_file"`
+	// MetricsAddr, when set, is a read-only listener serving only GET
+	// /metrics and GET /v1/health (--metrics), for Prometheus on another
+	// host and for probes, without opening the HTTP API.
+	MetricsAddr string `json:"metrics"`
 	// DataDir keeps state across restarts; empty keeps nothing. With it,
 	// the registrations this agent carries survive a restart without a gap
 	// on any other agent (package agent/lease).
@@ -219,6 +223,11 @@ func (c *Config) validate() error {
 	for name, addr := range map[string]string{"--bind": c.BindAddr, "--http": c.HTTPAddr} {
 		if _, _, err := splitHostPort(addr); err != nil {
 			return fmt.Errorf("%s %q: %v", name, addr, err)
+		}
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := splitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("--metrics %q: %v", c.MetricsAddr, err)
 		}
 	}
 	if c.AdvertiseAddr != "" {

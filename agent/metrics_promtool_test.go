@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/internal/promsink"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -86,6 +88,70 @@ func TestMetricsPassPromtool(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^# HELP (\S+) (.*)$`).FindAllStringSubmatch(body, -1) {
 		if m[2] == m[1] || m[2] == "" {
 			t.Errorf("%s: HELP %q says nothing", m[1], m[2])
+		}
+	}
+}
+
+// --metrics serves GET /metrics and GET /v1/health and nothing else: no
+// write, no other read of the API, whatever the Host header.
+func TestMetricsListenerIsReadOnly(t *testing.T) {
+	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.MetricsAddr = "127.0.0.1:0" })
+	addr := c.Agent(0).MetricsAddr()
+	if addr == "" {
+		t.Fatal("no metrics listener")
+	}
+	body, err := scrape(t, addr)
+	if err != nil || !strings.Contains(body, "namecast_build_info{") {
+		t.Fatalf("GET /metrics: %v\n%.300s", err, body)
+	}
+	for _, tt := range []struct {
+		method, path, host string
+		status             int
+	}{
+		{"GET", "/v1/health", "", 200},
+		{"GET", "/metrics", "prometheus.example:9090", 200},
+		{"PUT", "/v1/brokers", "", 405},
+		{"POST", "/v1/leave", "", 405},
+		{"DELETE", "/metrics", "", 405},
+		{"GET", "/v1/members", "", 404},
+		{"GET", "/v1/routes/PromTopic", "", 404},
+		{"GET", "/ui/", "", 404},
+	} {
+		req, _ := http.NewRequest(tt.method, "http://"+addr+tt.path, strings.NewReader("{}"))
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s %s: %s %s; want %d", tt.method, tt.path, resp.Status, b, tt.status)
+		}
+		if tt.path == "/v1/health" && !strings.Contains(string(b), `"node":"`+c.Agent(0).Name()+`"`) {
+			t.Errorf("GET /v1/health: %s", b)
+		}
+	}
+}
+
+// The example alert rules pass promtool check rules, and every namecast
+// series they use is one the agent exports.
+func TestAlertRules(t *testing.T) {
+	tool := promtool(t)
+	const rules = "../contrib/prometheus/namecast-alerts.yml"
+	out, err := exec.Command(tool, "check", "rules", rules).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Errorf("promtool check rules %s: %v\n%s", rules, err, out)
+	}
+	b, err := os.ReadFile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range regexp.MustCompile(`\bnamecast_[a-z_]+`).FindAllString(string(b), -1) {
+		if !promsink.Described(name) {
+			t.Errorf("%s uses %s, which no agent exports", rules, name)
 		}
 	}
 }

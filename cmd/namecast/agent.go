@@ -179,6 +179,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 	fs.StringVar(&c.HTTPToken, "http-token", "", "bearer `token` required for write calls")
 	fs.BoolVar(&c.HTTPInsecure, "http-insecure", false, "allow write calls without a token on a non-loopback --http")
 	fs.Var(&allowHosts, "http-allow-host", "host `name` HTTP requests may use besides localhost and IP addresses (repeatable)")
+	fs.StringVar(&c.MetricsAddr, "metrics", "", "read-only `address` HOST:PORT serving only GET /metrics and /v1/health, for Prometheus and probes (default: off)")
 	fs.StringVar(&c.RocketMQAddr, "rocketmq", def.RocketMQAddr, "RocketMQ NameServer protocol `address`, or off")
 	fs.StringVar(&c.ZooKeeperAddr, "zookeeper", def.ZooKeeperAddr, "ZooKeeper client protocol `address` (Dubbo's zookeeper:// registry), or off")
 	fs.StringVar(&c.NacosAddr, "nacos", def.NacosAddr, "Nacos HTTP API `address` (Dubbo's nacos:// registry, Spring Cloud Alibaba); its gRPC is on the port + 1000; or off")
@@ -233,6 +234,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 		"tag": func() { cfg.Tags = tags }, "http-allow-host": func() { cfg.HTTPAllowHosts = allowHosts },
 		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },
 		"memory-limit":       func() { cfg.MemoryLimit = c.MemoryLimit },
+		"metrics":            func() { cfg.MetricsAddr = c.MetricsAddr },
 	}
 	for name, apply := range overlay {
 		if set[name] {

@@ -100,3 +100,10 @@ var helps = map[string]string{
 	"namecast_nacos_instances":           "Ephemeral Nacos instances the door holds.",
 	"namecast_nacos_http_instances":      "Nacos instances registered over the 1.x HTTP API (kept alive by beats).",
 }
+
+// Described says whether name is a series help.go describes (or the build
+// info), for checks that documents and alert rules name real series.
+func Described(name string) bool {
+	_, ok := helps[name]
+	return ok || name == "namecast_build_info"
+}
