@@ -44,11 +44,30 @@ func (s *Server) httpHandler() http.Handler {
 	})
 }
 
+// httpError answers a naming request's error as Nacos' naming
+// ResponseExceptionHandler does: the status and the message as the body.
+// A client's error (an invalid parameter) is 400 whatever code says.
 func httpError(w http.ResponseWriter, code int, err error) {
+	writeError(w, statusOf(code, err), err.Error())
+}
+
+// configError answers a config request's error as Nacos' config
+// GlobalExceptionHandler does: "caused: <message>;".
+func configError(w http.ResponseWriter, code int, err error) {
+	writeError(w, statusOf(code, err), "caused: "+err.Error()+";")
+}
+
+func statusOf(code int, err error) int {
 	if ce, ok := err.(*codedError); ok && ce.code == nacoswire.ErrInvalidParam {
-		code = http.StatusBadRequest
+		return http.StatusBadRequest
 	}
-	http.Error(w, "caused: "+err.Error(), code)
+	return code
+}
+
+func writeError(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+	w.WriteHeader(status)
+	w.Write([]byte(body))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -36,7 +36,7 @@ func noCache(w http.ResponseWriter) {
 func (s *Server) httpConfigGet(w http.ResponseWriter, r *http.Request) {
 	id, err := formConfig(r)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
+		configError(w, http.StatusBadRequest, err)
 		return
 	}
 	content, found := s.config(id)
@@ -55,7 +55,7 @@ func (s *Server) httpConfigGet(w http.ResponseWriter, r *http.Request) {
 func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
 	id, err := formConfig(r)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
+		configError(w, http.StatusBadRequest, err)
 		return
 	}
 	cas := r.Header.Get("casMd5")
@@ -64,7 +64,7 @@ func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
 	}
 	done, err := s.publishConfig(id, r.FormValue("content"), r.FormValue("type"), strings.TrimSpace(cas))
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
+		configError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	if !done {
@@ -82,11 +82,11 @@ func (s *Server) httpConfigPublish(w http.ResponseWriter, r *http.Request) {
 func (s *Server) httpConfigDelete(w http.ResponseWriter, r *http.Request) {
 	id, err := formConfig(r)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
+		configError(w, http.StatusBadRequest, err)
 		return
 	}
 	if err := s.removeConfig(id); err != nil {
-		httpError(w, http.StatusServiceUnavailable, err)
+		configError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	w.Write([]byte("true"))

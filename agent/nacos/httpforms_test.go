@@ -153,3 +153,16 @@ func get(t *testing.T, s *Server, path string, form url.Values) *http.Response {
 	resp.Body.Close()
 	return resp
 }
+
+// Error bodies are Nacos': naming's ResponseExceptionHandler answers the
+// message as it is, config's GlobalExceptionHandler "caused: <message>;".
+func TestHTTPErrorBodies(t *testing.T) {
+	s, _ := startServer(t)
+	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", url.Values{"serviceName": {"x"}, "port": {"80"}}); code != 400 || body != "Param 'ip' is required." {
+		t.Errorf("naming error: %d %q; want 400 \"Param 'ip' is required.\"", code, body)
+	}
+	if code, body := do(t, s, "POST", "/nacos/v1/cs/configs", url.Values{"dataId": {"d"}, "content": {"x"}}); code != 400 ||
+		body != "caused: Required request parameter 'group' for method parameter type String is not present;" {
+		t.Errorf("config error: %d %q", code, body)
+	}
+}

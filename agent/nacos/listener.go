@@ -150,18 +150,18 @@ func javaURLEncode(s string) string {
 func (s *Server) httpListen(w http.ResponseWriter, r *http.Request) {
 	raw := r.FormValue("Listening-Configs")
 	if strings.TrimSpace(raw) == "" {
-		httpError(w, http.StatusBadRequest, invalid(errors.New("invalid probeModify")))
+		configError(w, http.StatusBadRequest, invalid(errors.New("invalid probeModify")))
 		return
 	}
 	// Nacos decodes the field once more than the form does.
 	probe, err := url.QueryUnescape(raw)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, invalid(errors.New("invalid probeModify")))
+		configError(w, http.StatusBadRequest, invalid(errors.New("invalid probeModify")))
 		return
 	}
 	ls, err := parseListening(probe)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, invalid(err))
+		configError(w, http.StatusBadRequest, invalid(err))
 		return
 	}
 	noCache(w)
@@ -173,7 +173,7 @@ func (s *Server) httpListen(w http.ResponseWriter, r *http.Request) {
 	}
 	ms, err := strconv.ParseInt(strings.TrimSpace(timeoutHeader), 10, 64)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, invalid(fmt.Errorf("Long-Pulling-Timeout %q is not a number", timeoutHeader)))
+		configError(w, http.StatusBadRequest, invalid(fmt.Errorf("Long-Pulling-Timeout %q is not a number", timeoutHeader)))
 		return
 	}
 	wait := min(max(s.cfg.ListenMinWait, time.Duration(ms)*time.Millisecond-listenDelay), listenMaxWait)
