@@ -51,6 +51,9 @@ type Agent struct {
 	prom      *prometheus.Registry
 	metricsL  metricsListener // --metrics
 
+	// settling: registrations were restored, and our origin is
+	// withheld from gossip until compared with the cluster's (settle.go).
+	settling bool
 	leaving  atomic.Bool
 	left     chan struct{}   // closed when a leave was requested over the API
 	ctx      context.Context // done at shutdown; ends loops and blocked queries
@@ -115,6 +118,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
 	restored := a.leases.Restore()
+	a.settling = len(restored.Ops) > 0
 	if err := a.startMetrics(); err != nil {
 		return err
 	}
@@ -125,8 +129,10 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	a.startHost()
-	if len(restored.Ops) > 0 {
-		a.gossip.Publish(restored)
+	if a.settling {
+		// Before publishing, and before the doors take the leases
+		// back: what the cluster saw since the files were written wins.
+		a.publishRestored(restored, a.settleRestored(rejoin))
 	}
 	if err := a.startRocketMQ(); err != nil {
 		return err
@@ -205,6 +211,10 @@ func (a *Agent) startGossip() error {
 		return err
 	}
 	a.gossip.HandleQuery("keyring", a.runKeyOp)
+	a.gossip.HandleQuery(rememberQuery, a.answerRemember)
+	if a.settling {
+		a.gossip.Withhold() // until settleRestored
+	}
 	if err := a.gossip.Start(); err != nil {
 		if strings.Contains(err.Error(), "address already in use") { // memberlist keeps only the text
 			return fmt.Errorf("%w (another agent or server may hold it; pick another address with --bind HOST:PORT)", err)

@@ -35,7 +35,8 @@ func (p pendingPull) inFlight(now time.Time) bool {
 }
 
 // liveDigest is our digest restricted to origins we consider alive, which
-// is all we ever serve or compare.
+// is all we ever serve or compare, without our own while withheld
+// (withhold.go).
 //
 // Origins we are pulling are left out too. A large snapshot comes in
 // parts, and a replica that merged some has the snapshot's seq but only
@@ -46,6 +47,9 @@ func (p pendingPull) inFlight(now time.Time) bool {
 func (g *Gossip) liveDigest() routes.Digest {
 	d := g.table.Digest()
 	now := time.Now()
+	if g.withheld.Load() {
+		delete(d, g.name)
+	}
 	g.mu.Lock()
 	for o := range d {
 		if o != g.name && (!g.aliveLocked(o) || g.pending[o].inFlight(now)) {

@@ -67,6 +67,8 @@ type Gossip struct {
 	// of our name one of them found (duplicate.go).
 	joining   atomic.Int32
 	duplicate atomic.Pointer[DuplicateNameError]
+	// withheld leaves our own origin out of our digests (withhold.go).
+	withheld atomic.Bool
 
 	// afterAliveCheck, if set (tests), runs between the check that an
 	// origin is alive and the apply of its ops or snapshot.

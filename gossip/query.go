@@ -145,9 +145,12 @@ func (g *Gossip) runQuery(name string, payload []byte) QueryAnswer {
 	return QueryAnswer{Payload: res}
 }
 
+// handleQuery answers even a member we do not hold as alive yet
+// (sendAnswer): a restarted one asks before its refutation of its old
+// death reaches us (agent: settleRestored).
 func (g *Gossip) handleQuery(q queryMsg) {
 	g.submit(func() {
-		g.sendReliable(q.From, encode(msgAnswer, answerMsg{ID: q.ID, From: g.name, Answer: g.runQuery(q.Name, q.Payload)}))
+		g.sendAnswer(q.From, encode(msgAnswer, answerMsg{ID: q.ID, From: g.name, Answer: g.runQuery(q.Name, q.Payload)}))
 	})
 }
 

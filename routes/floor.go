@@ -31,6 +31,7 @@ func (t *Table) DropOrigin(origin string, inc uint64) bool {
 		return false
 	}
 	t.dropLocked(origin, st)
+	t.keepGone(origin, st)
 	return true
 }
 
@@ -65,6 +66,7 @@ func (t *Table) Admit(origin string, inc uint64) bool {
 func (t *Table) Forget(origin string) {
 	t.mu.Lock()
 	delete(t.floors, origin)
+	delete(t.gone, origin)
 	t.mu.Unlock()
 }
 

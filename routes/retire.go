@@ -20,6 +20,8 @@ const retiredMark = 0x5eed_0f_01d_1ca7e
 func (t *Table) retire(origin string, st *originState, inc uint64) *originState {
 	next := newOriginState(origin, inc)
 	next.retired = st.retired
+	st.retired, st.prev = nil, nil
+	next.prev = st // read only from now on (remember.go)
 	if next.retired == nil && st.live.len() > 0 {
 		next.retired = make(map[string]*entry, st.live.len())
 	}

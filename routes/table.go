@@ -74,11 +74,15 @@ type originState struct {
 	// and peers must go from the old records to the new without a moment
 	// holding neither (retire.go).
 	retired map[string]*entry
-	seq     uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
-	floor   uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
-	hash    uint64
-	live    liveSet
-	tombs   map[string]tomb
+	// prev is the previous incarnation as it was when this one retired
+	// it, its records and tombstones, kept for Remember until this
+	// incarnation's own snapshot settles every key (remember.go).
+	prev  *originState
+	seq   uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
+	floor uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
+	hash  uint64
+	live  liveSet
+	tombs map[string]tomb
 	// writers are live keys' non-empty writers (the agent that wrote a
 	// rule, which breaks ties between rules written at the same time); nil
 	// until one. Only rules have one, and a field in every entry would cost
@@ -151,6 +155,9 @@ type Table struct {
 	// floors refuse, per origin, every incarnation at or below the value:
 	// those that died or were superseded (floor.go).
 	floors map[string]uint64
+	// gone are origins dropped (their agent died), as they were, for
+	// Remember when the agent comes back (remember.go).
+	gone map[string]goneOrigin
 	// onChange hears the key of every record that appears, changes or
 	// goes (OnChange).
 	onChange []func(key string)
@@ -164,7 +171,7 @@ type Table struct {
 // agent name (the start time in ns, or a counter kept in the data dir).
 func NewTable(local string, inc uint64) *Table {
 	t := &Table{local: local, origins: map[string]*originState{}, views: newViewIndex(), now: time.Now,
-		floors: map[string]uint64{}}
+		floors: map[string]uint64{}, gone: map[string]goneOrigin{}}
 	t.origins[local] = newOriginState(local, inc)
 	t.origins[local].groups = localGroups{}
 	t.origins[RulesOrigin] = newOriginState(RulesOrigin, 0)
@@ -334,6 +341,8 @@ func (t *Table) Merge(s Snapshot) Result {
 		}
 		if s.Hi == "" {
 			st.keys, st.added = nil, nil // a re-pull's last part, usually
+			st.prev = nil
+			delete(t.gone, s.Origin)
 		}
 		for _, k := range gone {
 			t.applyOp(s.Origin, st, Op{Key: k, Seq: s.Seq})

@@ -18,6 +18,11 @@
 // session re-attach confirms it, and its own timeout (Deadline) withdraws
 // it otherwise.
 //
+// The files can be behind what the cluster saw of this agent (a disk
+// that lost its last writes whole): before it publishes anything, a
+// restarted agent asks its peers what they hold of its previous run, and
+// Settle drops the restored leases older than that (settle.go).
+//
 // # What a door must do
 //
 //  1. Before it applies records for a client, Hold the lease with the

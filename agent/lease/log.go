@@ -68,6 +68,11 @@ type logEntry struct {
 	// lease when the snapshot is of another boot (its own could not be
 	// written: a full disk).
 	Boot string `json:"boot,omitempty"`
+	// Inc and At are our origin's incarnation and seq as the entry was
+	// written (settle.go): every change of our records at or below At
+	// was applied before it.
+	Inc uint64 `json:"inc,omitempty"`
+	At  uint64 `json:"at,omitempty"`
 }
 
 type leaseRef struct {
@@ -80,6 +85,10 @@ type leaseRef struct {
 type leaseBody struct {
 	Lease
 	Records json.RawMessage `json:"records"`
+	// Inc and At say, in leases.json, where the records were written
+	// from, as logEntry's do for an entry's leases.
+	Inc uint64 `json:"inc,omitempty"`
+	At  uint64 `json:"at,omitempty"`
 }
 
 // leaseLog appends framed entries: length and CRC-32C of the body (4

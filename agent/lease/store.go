@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,6 +37,9 @@ type savedLease struct {
 	Lease
 	Records []routes.Record `json:"records"`
 	boot    string          // the boot of the host it was written in
+	// Inc and At: where its records were written from (settle.go).
+	Inc uint64 `json:"inc,omitempty"`
+	At  uint64 `json:"at,omitempty"`
 }
 
 // leaseFileBody is leases.json: every lease as of log entry Seq, saved
@@ -85,6 +89,10 @@ type Store struct {
 	// dropLater are leases let go (Forget) whose removal the disk
 	// refused: the save loop writes it once the disk takes writes.
 	dropLater map[string]leaseRef
+	// unsettled are the restored leases not yet compared with what the
+	// cluster holds of our previous runs, with where the files say their
+	// records were written from (Settle).
+	unsettled map[string]written
 
 	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
 	log      *leaseLog  // nil until restoreLeases opened it
@@ -101,7 +109,7 @@ func leaseKey(door, id string) string { return door + "\x00" + id }
 func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
 	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, held: map[string]map[string]bool{}, saved: map[string]savedState{}, lazy: map[string]bool{},
 		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1),
-		pending: map[string]pendingHold{}, dropLater: map[string]leaseRef{}}
+		pending: map[string]pendingHold{}, dropLater: map[string]leaseRef{}, unsettled: map[string]written{}}
 }
 
 // PutLease records or refreshes a lease (step 1 of the package comment). A new
@@ -270,6 +278,7 @@ func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 		}
 		ls.booted = true
 	}
+	e.Inc, e.At = ls.table.LocalInc(), ls.localSeq()
 	if err := ls.log.append(e); err != nil {
 		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
 		return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
@@ -304,6 +313,10 @@ func (ls *Store) compactLeases() error {
 	}
 	ls.mu.Unlock()
 	seq := ls.localSeq()
+	inc := ls.table.LocalInc()
+	ls.mu.Lock()
+	unsettled := maps.Clone(ls.unsettled)
+	ls.mu.Unlock()
 	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, 0, len(leases))}
 	saved := make(map[string]savedState, len(leases))
 	for i, l := range leases {
@@ -316,7 +329,11 @@ func (ls *Store) compactLeases() error {
 			}
 			p = pendingHold{recs: recs, hash: hashBytes(recs)}
 		}
-		body.Leases = append(body.Leases, leaseBody{Lease: l, Records: p.recs})
+		lb := leaseBody{Lease: l, Records: p.recs, Inc: inc, At: seq}
+		if f, ok := unsettled[keys[i]]; ok {
+			lb.Inc, lb.At = f.inc, f.at // restored, its records not yet settled with the cluster's
+		}
+		body.Leases = append(body.Leases, lb)
 		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: p.hash}
 	}
 	path := filepath.Join(ls.dir, leasesFile)
@@ -435,7 +452,7 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 					lost = max(lost, e.Seq)
 					continue
 				}
-				sl.boot = cur
+				sl.boot, sl.Inc, sl.At = cur, e.Inc, e.At
 				k := leaseKey(sl.Door, sl.ID)
 				if i, ok := byKey[k]; ok {
 					leases[i], written[i] = sl, e.Seq
@@ -531,6 +548,7 @@ func (ls *Store) Restore() routes.Delta {
 		// written (a full disk): its removal must be written too.
 		recs, _ := json.Marshal(sl.Records)
 		ls.saved[k] = savedState{deadline: sl.Deadline, hash: hashBytes(recs)}
+		ls.unsettled[k] = written{inc: sl.Inc, at: sl.At}
 	}
 	ls.mu.Unlock()
 	if gone > 0 {
