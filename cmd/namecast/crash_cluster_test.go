@@ -233,6 +233,13 @@ func (c *crashCluster) checked() {
 //     value may be served again.
 //   - damaged snapshot: leases.json or rules.json cut short or garbled:
 //     likewise.
+//   - lost entries: the last one to three entries of leases.log gone
+//     whole, the file cut where one begins, as a disk that loses its
+//     last writes leaves it: nothing on disk says anything is missing.
+//     Acknowledged changes in them may be lost, but nothing the cluster
+//     saw withdrawn or overwritten may come back: the restarted agent
+//     asks its peers first (agent/lease: settle.go). Only in a cluster:
+//     an agent alone cannot know.
 //
 // Rules are also held by every peer, so a lost rule comes back from them
 // (the report counts what was lost to damage). An agent alone has no
@@ -249,6 +256,9 @@ func (c *crashCluster) damage(i int) {
 			options = append(options, harm{f, "torn tail"})
 			if st.Size() > 0 && (f == "leases.log" || len(c.procs) > 1) {
 				options = append(options, harm{f, "garbled entry"})
+			}
+			if st.Size() > 0 && f == "leases.log" && len(c.procs) > 1 {
+				options = append(options, harm{f, "lost entries"})
 			}
 		}
 	}
@@ -301,6 +311,15 @@ func (c *crashCluster) damage(i int) {
 		}
 		j := c.rng.IntN(len(starts) - 2) // starts ends with the file's end
 		garble(starts[j], starts[j+1])
+	case "lost entries":
+		starts := entryStarts(h.file, b)
+		if len(starts) < 2 {
+			return // no whole entry
+		}
+		cut := starts[max(0, len(starts)-2-c.rng.IntN(3))] // starts ends with the file's end
+		if err := f.Truncate(int64(cut)); err != nil {
+			c.t.Fatal(err)
+		}
 	case "damaged snapshot":
 		if len(b) == 0 {
 			return
