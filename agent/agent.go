@@ -50,6 +50,7 @@ type Agent struct {
 	metrics   *metrics.Metrics
 	prom      *prometheus.Registry
 	metricsL  metricsListener // --metrics
+	startErr  error           // why Start failed, for Shutdown's last line
 
 	// settling: registrations were restored, and our origin is
 	// withheld from gossip until compared with the cluster's (settle.go).
@@ -93,6 +94,7 @@ func New(cfg Config) (*Agent, error) {
 func (a *Agent) Start(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
+			a.startErr = err
 			a.Shutdown()
 		}
 	}()
@@ -303,7 +305,12 @@ func (a *Agent) Shutdown() error {
 			err = errors.Join(err, a.gossip.Shutdown())
 		}
 		a.dirLock.release()
-		a.log.Info("agent stopped")
+		if a.startErr != nil {
+			// The cause first: it is what a reader of a failed start needs.
+			a.log.Error(a.startErr.Error(), "stopped", "after a failed start")
+		} else {
+			a.log.Info("agent stopped")
+		}
 	})
 	return err
 }

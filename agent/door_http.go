@@ -29,6 +29,7 @@ func (a *Agent) startHTTP() error {
 		return err
 	}
 	a.http = srv
+	a.log.Info("door listening", "door", "http", "addr", a.HTTPAddr())
 	a.log.Info("web UI", "url", srv.UIURL())
 	return nil
 }

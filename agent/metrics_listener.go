@@ -49,7 +49,7 @@ func (a *Agent) startMetricsListener() error {
 			a.log.Error("metrics listener stopped", "err", err)
 		}
 	})
-	a.log.Info("metrics listening", "addr", ln.Addr().String())
+	a.log.Info("listening", "listener", "metrics", "addr", ln.Addr().String())
 	a.metricsL.ln = ln
 	return nil
 }

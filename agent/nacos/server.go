@@ -228,7 +228,7 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); run() }()
 	}
-	s.log.Info("nacos door listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String())
+	s.log.Info("door listening", "door", "nacos", "addr", httpLn.Addr().String(), "grpc", grpcLn.Addr().String())
 }
 
 // Addr is the HTTP address (with the real port when configured as 0).

@@ -191,7 +191,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.goOwned(s.housekeepingLoop)
 	s.goOwned(s.commandLoop)
-	s.log.Info("RocketMQ NameServer protocol listening", "addr", ln.Addr().String())
+	s.log.Info("door listening", "door", "rocketmq", "addr", ln.Addr().String())
 	return nil
 }
 

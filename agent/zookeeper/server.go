@@ -211,7 +211,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.goOwned(s.syncLoop)
 	s.goOwned(s.housekeepingLoop)
 	s.goOwned(s.containerLoop)
-	s.log.Info("ZooKeeper protocol listening", "addr", ln.Addr().String())
+	s.log.Info("door listening", "door", "zookeeper", "addr", ln.Addr().String())
 	return nil
 }
 

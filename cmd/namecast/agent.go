@@ -64,7 +64,7 @@ func runAgent(args []string) int { return runAgentTo(os.Stdout, os.Stderr, args)
 // runAgentTo runs an agent, its help going to stdout, errors and the log
 // to stderr.
 func runAgentTo(stdout, stderr io.Writer, args []string) int {
-	cfg, logLevel, err := parseAgentFlags(args, stdout)
+	cfg, lg, err := parseAgentFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -74,29 +74,50 @@ func runAgentTo(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "namecast agent: %v\nRun 'namecast help agent' for usage.\n", err)
 		return 2
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel}))
+	cfg.Logger = lg.logger(stderr)
 	cfg.Version = versionString()
+	// fail reports why the agent could not start or run, the cause first,
+	// in the log's format (one JSON object a line with --log-format json).
+	fail := func(code int, err error) int {
+		if lg.json {
+			cfg.Logger.Error(err.Error(), "exit", code)
+		} else {
+			fmt.Fprintln(stderr, "namecast agent:", err)
+		}
+		return code
+	}
 	// The binary's agent has the process to itself.
 	limit, stopLimit, err := memlimit.Apply(cfg.MemoryLimit)
 	if err != nil {
-		fmt.Fprintln(stderr, "namecast agent:", err)
-		return 2
+		return fail(2, err)
 	}
 	defer stopLimit()
 	cfg.Logger.Info("soft memory limit", "limit", limit)
 	a, err := agent.New(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "namecast agent:", err)
-		return 1
+		return fail(1, err)
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	if err := serveUntilSignal(a, cfg.Logger, sigs, cfg.DataDir != "" && !cfg.LeaveOnTerminate); err != nil {
-		fmt.Fprintln(stderr, "namecast agent:", err)
-		return 1
+		return fail(1, err)
 	}
 	return 0
+}
+
+// logging is how the agent logs: --log-level and --log-format.
+type logging struct {
+	level slog.Level
+	json  bool
+}
+
+func (l logging) logger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: l.level}
+	if l.json {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // serveUntilSignal runs the agent until a signal or an API leave. SIGTERM
@@ -158,7 +179,7 @@ func notify(log *slog.Logger, state string) {
 // --config file, then flags given on the command line, so a flag always
 // wins over the file. --help prints the usage to help and returns
 // flag.ErrHelp; a bad flag is only an error, for the caller to print.
-func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, error) {
+func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, error) {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	def := agent.DefaultConfig()
@@ -166,6 +187,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 		dev        = fs.Bool("dev", false, "one member on loopback with the default ports and no data dir")
 		configFile = fs.String("config", "", "JSON config `file` (keys as these flags: node, bind, http, ...)")
 		logLevel   = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		logFormat  = fs.String("log-format", "text", "log format: text (key=value) or json (one object a line)")
 		join       listFlag
 		retryJoin  listFlag
 		allowHosts listFlag
@@ -203,10 +225,10 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 			fs.SetOutput(help)
 			printFlags(fs)
 		}
-		return agent.Config{}, 0, err
+		return agent.Config{}, logging{}, err
 	}
 	if fs.NArg() > 0 {
-		return agent.Config{}, 0, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+		return agent.Config{}, logging{}, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	cfg := def
 	if *dev {
@@ -214,7 +236,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 	}
 	if *configFile != "" {
 		if err := agent.LoadFile(*configFile, &cfg); err != nil {
-			return agent.Config{}, 0, err
+			return agent.Config{}, logging{}, err
 		}
 	}
 	set := map[string]bool{}
@@ -241,9 +263,16 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, slog.Level, e
 			apply()
 		}
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return agent.Config{}, 0, fmt.Errorf("--log-level %q: use debug, info, warn or error", *logLevel)
+	var lg logging
+	if err := lg.level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return agent.Config{}, logging{}, fmt.Errorf("--log-level %q: use debug, info, warn or error", *logLevel)
 	}
-	return cfg, level, nil
+	switch *logFormat {
+	case "text":
+	case "json":
+		lg.json = true
+	default:
+		return agent.Config{}, logging{}, fmt.Errorf("--log-format %q: use text or json", *logFormat)
+	}
+	return cfg, lg, nil
 }
