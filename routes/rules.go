@@ -140,6 +140,15 @@ func (t *Table) Rule(key string) (Record, bool) {
 	return e.clone(), true
 }
 
+// RuleWriter is the writer of the live rule at key, "{agent}@{incarnation}"
+// (ApplyRules), or "" if there is none: two agents' writes of one rule
+// can carry equal Lamport stamps, never the same writer and time.
+func (t *Table) RuleWriter(key string) string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.origins[RulesOrigin].writer(key)
+}
+
 // CollectRuleTombstones forgets rule deletes older than RuleTombstoneTTL,
 // returning how many. The agent calls it now and then.
 func (t *Table) CollectRuleTombstones() int {

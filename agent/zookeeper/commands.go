@@ -113,8 +113,17 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
+	if p, ok := routes.ZnodePathOfKey(key); ok {
+		// A session that lost a create race to the deleting agent's
+		// record is expired, not quietly stripped of its node.
+		s.checkCreateLost(p, key)
+	}
 	rec, ok := s.table.LocalRecord(key)
 	sid := s.owners[key]
+	if ss := s.sessions[sid]; ss != nil && ss.lost {
+		s.mu.Unlock()
+		return true // its expiry withdraws the record
+	}
 	if !ok || recordStamp(rec) > stamp || sid == 0 {
 		s.mu.Unlock()
 		return true

@@ -34,8 +34,10 @@
 //     a wall clock, never "this agent's own". Where the shown node changes
 //     owner or name, watchers see what a ZooKeeper client sees when a node
 //     is deleted and another session creates it: NodeDeleted, NodeCreated,
-//     the parent's NodeChildrenChanged. The losing record stays with its
-//     session, hidden, and is shown again if the winner's goes first.
+//     the parent's NodeChildrenChanged. The losing session is expired as
+//     soon as the winner's record reaches its agent (conflicts.go), unless
+//     the path is a Dubbo URL leaf (both registered the same URL); until
+//     then its record stays, hidden where the winner's is known.
 //   - Ephemeral znodes are this agent's records: withdrawn everywhere when
 //     their session ends or the agent dies or leaves. Persistent (and
 //     container) znodes, including dynamic=false URLs, config-center,
@@ -47,10 +49,11 @@
 //     own part, readers see the sorted union of the comma-separated names
 //     and the highest version, so concurrent first exports on different
 //     agents never lose an application name.
-//   - /, /zookeeper, /zookeeper/quota and an empty /zookeeper/config exist
-//     as on a standalone server: they cannot be deleted, /zookeeper/config
-//     is read-only (NOAUTH, as its ACL is there), and the others take data
-//     and children like any node.
+//   - /, /zookeeper, /zookeeper/quota and /zookeeper/config exist as on a
+//     standalone server, with an empty (not null) data buffer and, for
+//     /zookeeper/config, aversion -1: they cannot be deleted,
+//     /zookeeper/config is read-only (NOAUTH, as its ACL is there), and
+//     the others take data and children like any node.
 //   - Container nodes are reaped once empty (containers.go): at the second
 //     check (ContainerCheck, 5 s) that finds one empty after it had a
 //     child.
@@ -146,7 +149,11 @@
 //
 //   - No global order: CAS (setData/delete with a version) is checked
 //     against this agent's view; two agents can both accept one, and the
-//     last writer wins (mappings merge instead).
+//     last writer wins (mappings merge instead). The session whose
+//     versioned setData or ephemeral create lost such a race is expired
+//     once the winner's record reaches its agent, and its writes answer
+//     SESSIONEXPIRED from then on (conflicts.go); before, both act on
+//     their answer (docs/protocols/zookeeper-wire.md §7.7).
 //   - Sessions do not move between agents: another agent answers a known
 //     session id with "expired", and clients re-register. They survive a
 //     restart of their own agent only with a data dir.

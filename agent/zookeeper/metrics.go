@@ -30,8 +30,11 @@ type stats struct {
 	byOp    map[int32]*opTotals
 	flushed map[opErr]uint64
 
-	received, notifications          atomic.Uint64
-	expiredConnects, watchLimit      atomic.Uint64
+	received, notifications     atomic.Uint64
+	expiredConnects, watchLimit atomic.Uint64
+	// Sessions expired for losing a conflict (conflicts.go), by the
+	// write that lost; flushed as zookeeper.conflicts_lost{op}.
+	lostCreate, lostSetData          atomic.Uint64
 	latMinNs, latMaxNs, latSum, latN atomic.Uint64
 }
 
@@ -39,6 +42,15 @@ func (st *stats) init() {
 	st.byOpErr = map[opErr]uint64{}
 	st.byOp = map[int32]*opTotals{}
 	st.flushed = map[opErr]uint64{}
+}
+
+// conflictsLost is the counter of sessions expired for a lost what
+// ("create" or "setData").
+func (st *stats) conflictsLost(what string) *atomic.Uint64 {
+	if what == "create" {
+		return &st.lostCreate
+	}
+	return &st.lostSetData
 }
 
 func (st *stats) count(op, code int32, start time.Time) {
@@ -118,4 +130,9 @@ func (s *Server) flushMetrics() {
 	m.SetGauge([]string{"zookeeper", "watches"}, float32(watches))
 	m.SetGauge([]string{"zookeeper", "znodes"}, float32(nodes))
 	m.IncrCounter([]string{"zookeeper", "notifications"}, float32(st.notifications.Swap(0)))
+	for op, n := range map[string]*atomic.Uint64{"create": &st.lostCreate, "setData": &st.lostSetData} {
+		if d := n.Swap(0); d > 0 {
+			m.IncrCounterWithLabels([]string{"zookeeper", "conflicts_lost"}, float32(d), []metrics.Label{{Name: "op", Value: op}})
+		}
+	}
 }

@@ -50,6 +50,9 @@ func (s *Server) deleteLocked(c *conn, r *zkwire.PathVersion) (int32, []lease.Sa
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.writeLost(c) {
+		return zkwire.ErrSessionExpired, nil
+	}
 	p, code := s.checkDelete(c, r.Path, r.Version, nil)
 	if code != zkwire.ErrOK {
 		return code, nil
@@ -302,6 +305,9 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 	defer s.mu.Unlock()
 	var sv lease.Saving
 	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
+	if s.writeLost(c) {
+		return fail(zkwire.ErrSessionExpired)
+	}
 	if !validPath(r.Path) {
 		return fail(zkwire.ErrBadArguments)
 	}
@@ -331,6 +337,9 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 		return fail(zkwire.ErrBadArguments)
 	}
 	rec := s.recordFor(p, p, r.Data, n.version+1, n.ctime, ephemeral, owner)
+	if rec.Znode != nil && len(held) > 0 && !isSetPath(p) {
+		rec.Znode.Replaces = recordStamp(pick(held).Rec) // the base this write was made over
+	}
 	if ephemeral && owner == nil {
 		rec.Znode.Owner = n.owner
 	}
@@ -345,11 +354,19 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 			return fail(zkwire.ErrSystem)
 		}
 	}
+	casKey := ""
+	if !ephemeral && r.Version != -1 && rec.Znode != nil && !isSetPath(p) {
+		casKey = rec.Key()
+		s.noteCASWrite(casKey, c.sess, rec)
+	}
 	s.mu.Unlock()
 	if ephemeral {
 		s.reg.Apply([]routes.Record{rec}, nil)
 	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
 		s.mu.Lock()
+		if w, ok := s.casWrites[casKey]; ok && w.stamp == rec.Znode.Stamp {
+			delete(s.casWrites, casKey)
+		}
 		return fail(code)
 	}
 	s.mu.Lock()

@@ -31,6 +31,9 @@ func (s *Server) multiLocked(c *conn, r *zkwire.MultiRequest) (int32, zkwire.Rec
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.writeLost(c) {
+		return zkwire.ErrSessionExpired, nil, nil
+	}
 	if r.Unsupported != 0 {
 		return zkwire.ErrUnimplemented, nil, nil
 	}

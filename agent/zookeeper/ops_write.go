@@ -28,6 +28,9 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 	defer s.mu.Unlock()
 	var sv lease.Saving
 	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
+	if s.writeLost(c) {
+		return fail(zkwire.ErrSessionExpired)
+	}
 	flags := r.Flags
 	if h.Type == zkwire.OpCreateContainer {
 		flags = zkwire.FlagContainer
@@ -77,8 +80,9 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 		return fail(zkwire.ErrSessionExpired)
 	}
 	rec := s.recordFor(p, r.Path, r.Data, 0, 0, ephemeral, ss)
-	if flags == zkwire.FlagContainer && rec.Znode != nil {
-		rec.Znode.Container = true
+	if rec.Znode != nil {
+		rec.Znode.Container = flags == zkwire.FlagContainer
+		rec.Znode.Replaces = s.deletedHere(rec.Key())
 	}
 	key := rec.Key()
 	if ephemeral {
@@ -124,6 +128,18 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 // a refusal means to a client: QUOTAEXCEEDED past the agent's bound on
 // rules, SYSTEMERROR when its data dir could not save the change (then
 // nothing changed). s.mu not held.
+// deletedHere is the newest stamp of the other agents' records at key
+// deleted through this agent and not yet withdrawn by them: a create
+// there replaces them (routes.Znode.Replaces), it does not conflict
+// with them. s.mu held.
+func (s *Server) deletedHere(key string) uint64 {
+	var st uint64
+	for _, x := range s.suppressed[key] {
+		st = max(st, x.stamp)
+	}
+	return st
+}
+
 func (s *Server) applyRules(puts []routes.Record, deletes []string) int32 {
 	_, err := s.reg.ApplyRules(puts, deletes)
 	switch {

@@ -149,8 +149,12 @@ type Server struct {
 	// suppressed hides other agents' records deleted through this agent
 	// until their agents withdraw them (commands.go).
 	suppressed map[string][]suppression
-	zxid       int64
-	closed     bool
+	// casWrites are the versioned setData calls through this agent on
+	// persistent znodes, by record key, until another write replaces
+	// them (conflicts.go).
+	casWrites map[string]casWrite
+	zxid      int64
+	closed    bool
 
 	// conns are the client connections: accepted within MaxClientConns,
 	// served, closed at Close.
@@ -176,7 +180,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log: cfg.Logger.With("component", "zookeeper"),
 		ctx: ctx, cancel: cancel,
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
-		containers: map[string]struct{}{}, suppressed: map[string][]suppression{},
+		containers: map[string]struct{}{}, suppressed: map[string][]suppression{}, casWrites: map[string]casWrite{},
 	}
 	s.conns = conns.New[*conn](conns.Config{PerIP: cfg.MaxClientConns, Refused: s.refused, Logger: s.log})
 	s.local = s.table.Local()

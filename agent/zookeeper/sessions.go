@@ -23,6 +23,7 @@ type session struct {
 	keys      map[string]struct{} // the ephemeral records it owns
 	timer     *time.Timer         // expiry while detached
 	warnedSeq bool                // a sequential create was logged
+	lost      bool                // lost a conflict with another agent's session: being expired (conflicts.go)
 	attached  time.Time           // when it last connected or re-attached (RecreateWindow)
 	ended     bool
 
@@ -51,7 +52,7 @@ func (s *Server) handshake(c *conn, req *zkwire.ConnectRequest) (time.Duration, 
 	var ss *session
 	if req.SessionID != 0 {
 		ss = s.sessions[req.SessionID]
-		if ss == nil || ss.ended || !bytes.Equal(ss.passwd, req.Passwd) {
+		if ss == nil || ss.ended || ss.lost || !bytes.Equal(ss.passwd, req.Passwd) {
 			s.stats.expiredConnects.Add(1)
 			c.enqueue(func(e *zkwire.Encoder) {
 				(&zkwire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}).Encode(e)

@@ -83,6 +83,7 @@ func (s *Server) refresh(p string) {
 		return
 	}
 	c := s.resolve(p)
+	defer s.checkConflicts(p)
 	n := s.tree.nodes[p]
 	if n != nil && n.builtin {
 		// A built-in node with data set (setData /): the rule's content,

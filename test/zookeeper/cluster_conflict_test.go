@@ -14,10 +14,13 @@ import (
 // Two sessions on agents A and B create the same ephemeral path while A
 // cannot reach B or C (no consensus refuses the second create, so both
 // succeed). Once the network heals, every agent shows one owner and its
-// data within a few seconds, the later create by the table's stamps, and
-// the losing session's data watch fires NodeDeleted, as a ZooKeeper
-// client's does when its node is deleted and another session creates it
+// data within a few seconds, the later create by the table's stamps
 // (issue 23 item 5: each agent showed its own session's node forever).
+// The losing session of a znode is expired, as a ZooKeeper server would
+// have refused its create (issue 41 item 4: it lived on, believing it
+// held the node); that of a Dubbo URL leaf registered the same URL, lost
+// nothing, and its data watch fires NodeDeleted, as a ZooKeeper client's
+// does when its node is deleted and another session creates it.
 func TestConcurrentEphemeralCreatesConvergeAcrossAgents(t *testing.T) {
 	leaf := "/dubbo/demo.Api/providers/" + javaEncode("dubbo://10.0.0.5:20880/demo.Api?z=1&a=2")
 	for name, path := range map[string]string{"znode": "/services/app/10.0.0.5:20880", "dubbo-url-leaf": leaf} {
@@ -69,11 +72,20 @@ func TestConcurrentEphemeralCreatesConvergeAcrossAgents(t *testing.T) {
 				}
 				return nil
 			})
-			loser, winnerW := aw, bw
+			loser, winnerW, loserC := aw, bw, a
 			if winner == "A" {
-				loser, winnerW = bw, aw
+				loser, winnerW, loserC = bw, aw, b
 			}
-			waitEvent(t, loser, zk.EventNodeDeleted, path)
+			if name == "znode" {
+				// Its node was replaced, then its session expired: the
+				// watch sees whichever reached the client first.
+				if ev := <-loser; ev.Err != zk.ErrSessionExpired && ev.Type != zk.EventNodeDeleted {
+					t.Fatalf("the losing session's watch saw %+v, want NodeDeleted or its session expired", ev)
+				}
+				waitExpired(t, loserC, 10*time.Second)
+			} else {
+				waitEvent(t, loser, zk.EventNodeDeleted, path)
+			}
 			select {
 			case ev := <-winnerW:
 				t.Fatalf("the winning session's watch fired: %+v", ev)
@@ -91,4 +103,20 @@ func parentOf(p string) string {
 		}
 	}
 	return "/"
+}
+
+// waitExpired waits for c's session to be reported expired.
+func waitExpired(t *testing.T, c *client, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case ev := <-c.events:
+			if ev.State == zk.StateExpired {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("session not expired within %v (state %v)", within, c.State())
+		}
+	}
 }
