@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
@@ -11,7 +12,7 @@ import (
 // the connection: each gets a reply with its xid (an error or not), and a
 // ping still answers after all of them.
 func TestRandomBodiesForEveryOpcode(t *testing.T) {
-	s, _ := startServer(t)
+	s, _ := startServer(t, func(c *Config) { c.RefusalPace = time.Microsecond }) // hundreds of refusals
 	r := dialRaw(t, s)
 	r.handshake(false)
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -33,6 +33,7 @@ type conn struct {
 	// Guarded by s.mu.
 	sess    *session
 	watches map[watchKey]struct{}
+	paceFor time.Duration // how long to wait before answering a refused request (refusals.go)
 
 	outMu    sync.Mutex
 	out      [][]byte  // frames in order: pooled chunks and shared encodings

@@ -121,6 +121,9 @@ func (s *Server) dispatch(c *conn, h zkwire.RequestHeader, d *zkwire.Decoder) in
 		}
 		return s.watchOp(c, h, &r)
 	}
-	s.log.Debug("unimplemented opcode answered UNIMPLEMENTED", "op", h.Type, "name", zkwire.OpName(h.Type), "remote", c.remote)
+	s.mu.Lock()
+	s.refuse(c, "operation "+zkwire.OpName(h.Type), "namecast does not serve it (reconfig, ACL reads and writes, SASL and the like; doc.go lists them)", "")
+	s.mu.Unlock()
+	s.pace(c)
 	return simple(zkwire.ErrUnimplemented, nil)
 }

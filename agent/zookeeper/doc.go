@@ -141,7 +141,8 @@
 // that pipelines faster than it reads stops being read once 4 MiB of
 // replies wait (backpressure); one that lets 16 MiB of notifications pile
 // up is disconnected. Metrics: namecast_zookeeper_sessions, _connections,
-// _watches, _znodes, _requests{op,err}, _latency_ms{op}, _notifications.
+// _watches, _znodes, _requests{op,err}, _latency_ms{op}, _notifications,
+// _refused{what} (refusals.go) and _conflicts_lost{op} (conflicts.go).
 // ExpireSession and DropConnections act on live sessions for operators
 // and tests.
 //
@@ -160,7 +161,25 @@
 //   - A crashed client's znodes go after the grace, not the session timeout.
 //   - Sequential creates, multi holding anything but deletes and checks,
 //     TTL nodes, reconfig, SASL, ACL reads and writes answer
-//     UNIMPLEMENTED; ACLs and auth are accepted, not enforced. A multi of
+//     UNIMPLEMENTED; ACLs and auth are accepted, not enforced. A
+//     session's refusals are paced (RefusalPace, refusals.go), the first
+//     of each kind logged at WARN and all counted
+//     (namecast_zookeeper_refused{what}), so a recipe that retries at once
+//     does not spin.
+//   - Recipes across agents (docs/protocols/zookeeper-wire.md §7.8):
+//     watches and caches (Curator's CuratorCache, NodeCache,
+//     PathChildrenCache, TreeCache; kazoo's DataWatch, ChildrenWatch;
+//     curator-x-discovery) work on every agent. A single ephemeral node
+//     as a lock or leader flag, and versioned writes (SharedCount,
+//     DistributedAtomicLong, kazoo's Counter), are exact within one agent;
+//     across agents a conflict expires the loser once it is seen, so for
+//     the gossip delay a lock can have two holders and a counter hand out
+//     a value twice. Recipes on sequential nodes (Curator's
+//     InterProcessMutex, LeaderSelector, LeaderLatch, semaphores, queues;
+//     kazoo's Lock, Election, Semaphore, Queue) fail loudly with
+//     UNIMPLEMENTED.
+//   - sync answers at once: it is not a barrier across agents, a read
+//     after it sees this agent's view. A multi of
 //     deletes and checks (zkCli's deleteall sends its deletes so) is all
 //     or nothing against this agent's view (ops_multi.go).
 //   - cversion is a hash of the child names (equal views, equal numbers),

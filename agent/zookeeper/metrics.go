@@ -34,7 +34,10 @@ type stats struct {
 	expiredConnects, watchLimit atomic.Uint64
 	// Sessions expired for losing a conflict (conflicts.go), by the
 	// write that lost; flushed as zookeeper.conflicts_lost{op}.
-	lostCreate, lostSetData          atomic.Uint64
+	lostCreate, lostSetData atomic.Uint64
+	// Refused requests by kind (refusals.go), under mu; flushed as
+	// zookeeper.refused{what}.
+	refused, refusedFlushed          map[string]uint64
 	latMinNs, latMaxNs, latSum, latN atomic.Uint64
 }
 
@@ -42,10 +45,17 @@ func (st *stats) init() {
 	st.byOpErr = map[opErr]uint64{}
 	st.byOp = map[int32]*opTotals{}
 	st.flushed = map[opErr]uint64{}
+	st.refused, st.refusedFlushed = map[string]uint64{}, map[string]uint64{}
 }
 
 // conflictsLost is the counter of sessions expired for a lost what
 // ("create" or "setData").
+func (st *stats) countRefused(what string) {
+	st.mu.Lock()
+	st.refused[what]++
+	st.mu.Unlock()
+}
+
 func (st *stats) conflictsLost(what string) *atomic.Uint64 {
 	if what == "create" {
 		return &st.lostCreate
@@ -111,6 +121,12 @@ func (s *Server) flushMetrics() {
 			m.IncrCounterWithLabels([]string{"zookeeper", "requests"}, float32(d),
 				[]metrics.Label{{Name: "op", Value: zkwire.OpName(k.op)}, {Name: "err", Value: zkwire.ErrName(k.err)}})
 			st.flushed[k] = n
+		}
+	}
+	for what, n := range st.refused {
+		if d := n - st.refusedFlushed[what]; d > 0 {
+			m.IncrCounterWithLabels([]string{"zookeeper", "refused"}, float32(d), []metrics.Label{{Name: "what", Value: what}})
+			st.refusedFlushed[what] = n
 		}
 	}
 	for op, t := range st.byOp {

@@ -20,6 +20,7 @@ import (
 // cluster does not have.
 func (s *Server) multi(c *conn, xid int32, r *zkwire.MultiRequest) int32 {
 	code, resp, saving := s.multiLocked(c, r)
+	s.pace(c)
 	return s.answer(c, xid, code, resp, saving)
 }
 
@@ -35,6 +36,7 @@ func (s *Server) multiLocked(c *conn, r *zkwire.MultiRequest) (int32, zkwire.Rec
 		return zkwire.ErrSessionExpired, nil, nil
 	}
 	if r.Unsupported != 0 {
+		s.refuse(c, "multi with create or setData", "applying one atomically needs the global order the cluster does not have; a multi of deletes and checks works", "")
 		return zkwire.ErrUnimplemented, nil, nil
 	}
 	resp := &zkwire.MultiResponse{Types: make([]int32, len(r.Ops)), Errs: make([]int32, len(r.Ops))}

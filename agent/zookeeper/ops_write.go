@@ -16,6 +16,7 @@ import (
 // ephemeral parent), once what it changed is on disk (answer).
 func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest) int32 {
 	code, body, sv := s.createLocked(c, h, r)
+	s.pace(c)
 	return s.answer(c, h.Xid, code, body, []lease.Saving{sv})
 }
 
@@ -38,13 +39,11 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 	switch flags {
 	case zkwire.FlagPersistent, zkwire.FlagEphemeral, zkwire.FlagContainer:
 	case zkwire.FlagPersistentSequential, zkwire.FlagEphemeralSequential:
-		if ss := c.sess; ss != nil && !ss.warnedSeq {
-			ss.warnedSeq = true // once per session: a retrying client must not flood the log
-			s.log.Warn("sequential create refused (UNIMPLEMENTED): without consensus an agent cannot mint cluster-unique ordered names",
-				"path", r.Path, "session", hexID(ss.id), "remote", c.remote)
-		}
+		s.refuse(c, "sequential create", "without consensus an agent cannot mint cluster-unique ordered names; "+
+			"recipes built on them (Curator's locks, LeaderSelector, LeaderLatch, queues; kazoo's Lock, Election, Queue) cannot work through namecast", r.Path)
 		return fail(zkwire.ErrUnimplemented)
 	case zkwire.FlagPersistentTTL, zkwire.FlagPersistentSeqTTL:
+		s.refuse(c, "TTL create", "TTL nodes are not served by namecast", r.Path)
 		return fail(zkwire.ErrUnimplemented)
 	default:
 		return fail(zkwire.ErrBadArguments)

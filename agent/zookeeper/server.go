@@ -31,6 +31,7 @@ const (
 	DefaultMaxWatches        = 1000000
 	DefaultWriteTimeout      = 10 * time.Second
 	DefaultContainerCheck    = 5 * time.Second
+	DefaultRefusalPace       = time.Second
 )
 
 // Config configures a Server. Zero fields take the defaults above.
@@ -75,6 +76,12 @@ type Config struct {
 	// ZooKeeper's default is a minute; sooner keeps Curator's lock and
 	// leader parents from piling up, and a client must expect it anyway.
 	ContainerCheck time.Duration
+	// RefusalPace spaces a session's refused requests (UNIMPLEMENTED,
+	// refusals.go): the first is answered at once, each later one no
+	// sooner than this after the one before, so a recipe that retries at
+	// once does not spin. Below a third of the session timeout, so the
+	// client still hears from the agent in time.
+	RefusalPace time.Duration
 	// Host is the agent's host (package host): required.
 	Host host.Host
 	// Logger gets structured logs with component=zookeeper; nil discards.
@@ -94,7 +101,7 @@ func (c *Config) setDefaults() error {
 		{&c.MaxSessionTimeout, DefaultMaxSessionTimeout}, {&c.DeleteHold, DefaultDeleteHold},
 		{&c.RecreateWindow, DefaultRecreateWindow},
 		{&c.ReadyWait, DefaultReadyWait}, {&c.WriteTimeout, DefaultWriteTimeout},
-		{&c.ContainerCheck, DefaultContainerCheck}} {
+		{&c.ContainerCheck, DefaultContainerCheck}, {&c.RefusalPace, DefaultRefusalPace}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}

@@ -16,16 +16,18 @@ import (
 // znodes are this agent's records, and another agent answers its id with
 // "expired". s.mu guards it.
 type session struct {
-	id        int64
-	passwd    []byte
-	timeout   time.Duration
-	conn      *conn               // nil while detached
-	keys      map[string]struct{} // the ephemeral records it owns
-	timer     *time.Timer         // expiry while detached
-	warnedSeq bool                // a sequential create was logged
-	lost      bool                // lost a conflict with another agent's session: being expired (conflicts.go)
-	attached  time.Time           // when it last connected or re-attached (RecreateWindow)
-	ended     bool
+	id      int64
+	passwd  []byte
+	timeout time.Duration
+	conn    *conn               // nil while detached
+	keys    map[string]struct{} // the ephemeral records it owns
+	timer   *time.Timer         // expiry while detached
+	warned  map[string]bool     // the kinds of refused request logged (refusals.go)
+	// nextRefusal is when its next refused request may be answered.
+	nextRefusal time.Time
+	lost        bool      // lost a conflict with another agent's session: being expired (conflicts.go)
+	attached    time.Time // when it last connected or re-attached (RecreateWindow)
+	ended       bool
 
 	// Its lease (leases.go): the saved state and prefixes, rebuilt when
 	// its ephemeral znodes or timeout change; nil when it holds none.
