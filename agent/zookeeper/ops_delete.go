@@ -375,6 +375,9 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 	if n = s.tree.nodes[p]; n == nil {
 		return fail(zkwire.ErrNoNode)
 	}
+	if c.sess != nil && c.sess.lost {
+		return fail(zkwire.ErrSessionExpired) // a conflicting write seen meanwhile won (conflicts.go)
+	}
 	st := n.stat()
 	return zkwire.ErrOK, &st, sv
 }

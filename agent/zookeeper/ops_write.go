@@ -117,6 +117,11 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 		// A concurrent remote delete won; report what a client would see.
 		return fail(zkwire.ErrNoNode)
 	}
+	if c.sess != nil && c.sess.lost {
+		// Another agent's create of the path, seen meanwhile, won: the
+		// session is being expired (conflicts.go).
+		return fail(zkwire.ErrSessionExpired)
+	}
 	if h.Type == zkwire.OpCreate {
 		return zkwire.ErrOK, &zkwire.PathOnly{Path: r.Path}, sv
 	}

@@ -43,6 +43,7 @@ type client struct {
 	*zk.Conn
 	events <-chan zk.Event
 	dialer *cutDialer
+	sid    int64 // the session connect opened
 }
 
 var quiet = zk.WithLogger(log.New(io.Discard, "", 0))
@@ -59,6 +60,7 @@ func connect(t *testing.T, addr string, timeout time.Duration) *client {
 	t.Cleanup(conn.Close)
 	c := &client{Conn: conn, events: ev, dialer: d}
 	waitState(t, c, zk.StateHasSession)
+	c.sid = conn.SessionID()
 	return c
 }
 
