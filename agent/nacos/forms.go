@@ -90,14 +90,23 @@ func parseMetadata(v string) (map[string]string, error) {
 	if m, err := metadataJSON(v); err == nil {
 		return m, nil
 	}
-	for kv := range strings.SplitSeq(v, ",") {
-		parts := strings.Split(kv, "=")
+	for _, kv := range javaSplit(v, ",") {
+		parts := javaSplit(kv, "=")
 		if len(parts) != 2 {
 			return nil, invalid(errors.New("metadata format incorrect:" + v))
 		}
 		out[parts[0]] = parts[1]
 	}
 	return out, nil
+}
+
+// javaSplit is Java's String.split: trailing empty strings are dropped.
+func javaSplit(s, sep string) []string {
+	parts := strings.Split(s, sep)
+	for len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
 }
 
 func metadataJSON(v string) (map[string]string, error) {

@@ -31,7 +31,7 @@ func TestHTTPParameterForms(t *testing.T) {
 	reg1 := url.Values{"serviceName": {"forms"}, "ip": {"10.0.0.1"}, "port": {"80"}, "clusterName": {"east"},
 		"weight": {"0"}, "metadata": {`{"n":1,"f":1.5,"b":true,"s":"x"}`}}
 	reg2 := url.Values{"serviceName": {"forms"}, "ip": {"10.0.0.2"}, "port": {"80"}, "cluster": {"west"},
-		"healthy": {"false"}, "metadata": {"k=v,k2=v2"}}
+		"healthy": {"false"}, "metadata": {"k=v,k2=v2,"}}
 	reg3 := url.Values{"serviceName": {"forms"}, "ip": {"10.0.0.3"}, "port": {"80"}, "enable": {"false"}}
 	for _, f := range []url.Values{reg1, reg2, reg3} {
 		if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", f); code != 200 || body != "ok" {
@@ -84,6 +84,7 @@ func TestHTTPParameterFormsRefused(t *testing.T) {
 		{base("weight", "-1"), "The weights range from 0.0 to 10000.0"},
 		{base("weight", "heavy"), "weight"},
 		{base("metadata", "a=b=c"), "metadata format incorrect:a=b=c"},
+		{base("metadata", "a=,b=c"), "metadata format incorrect:a=,b=c"},
 		{base("metadata", `{"a":{"b":1}}`), "metadata format incorrect"},
 		{base("metadata", strings.Repeat("k=v,", MaxMetadata)), "metadata of"},
 		{base("ip", ""), "Param 'ip' is required."},
