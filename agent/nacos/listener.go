@@ -18,8 +18,9 @@ import (
 // once the listed configs whose content differs from what the client
 // holds; when none does it holds the request (a long poll, with the
 // header Long-Pulling-Timeout) until one of them changes, on this agent
-// or on any other (the table's change hook wakes the push loop, which
-// ends the polls whose configs changed), or until the timeout less
+// or on any other (the table's change hook wakes the door's poll loop,
+// which ends the polls whose configs changed; gRPC pushes have their own
+// loop and never delay it), or until the timeout less
 // 500 ms, at least ListenMinWait (Nacos' 10 s), passes. The answer is
 // the changed configs as dataId ^2 group [^2 tenant] ^1 each,
 // URL-encoded as Java's URLEncoder does, and an empty body when nothing
@@ -261,9 +262,21 @@ func (s *Server) removePoll(p *longPoll) bool {
 	return held
 }
 
+// pollLoop wakes the polls whose configs changed.
+func (s *Server) pollLoop() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.push.pollWake:
+		}
+		s.wakePolls(s.push.takePolled())
+	}
+}
+
 // wakePolls ends the polls listening to a config that changed (configs
 // by configID.key()) whose content now differs from what their client
-// holds. Called by the push loop.
+// holds. Called by pollLoop.
 func (s *Server) wakePolls(configs map[string]bool) {
 	if len(configs) == 0 {
 		return

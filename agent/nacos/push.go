@@ -32,10 +32,16 @@ type pushState struct {
 	ifaces  map[string]bool // interfaces whose URLs changed
 	configs map[string]bool // config keys that changed
 	wake    chan struct{}
+	// polled and pollWake are the config keys that changed for the 1.x
+	// long polls (listener.go), woken by their own loop so that a slow
+	// gRPC push round never delays them.
+	polled   map[string]bool
+	pollWake chan struct{}
 }
 
 func (p *pushState) init() {
 	p.ifaces, p.configs, p.wake = map[string]bool{}, map[string]bool{}, make(chan struct{}, 1)
+	p.polled, p.pollWake = map[string]bool{}, make(chan struct{}, 1)
 }
 
 var configKeyPrefix = routes.KVPrefix(configNamespace)
@@ -43,6 +49,7 @@ var configKeyPrefix = routes.KVPrefix(configNamespace)
 // changed is the table's OnChange hook: it only notes the key.
 func (p *pushState) changed(key string) {
 	var note func()
+	isConfig := false
 	if iface, _, _, ok := routes.ParseURLKey(key); ok {
 		note = func() { p.ifaces[iface] = true }
 	} else if rest, ok := strings.CutPrefix(key, instanceMetaPrefix); ok {
@@ -53,14 +60,16 @@ func (p *pushState) changed(key string) {
 		iface, _ := sv.urlKeys()
 		note = func() { p.ifaces[iface] = true }
 	} else if rest, ok := strings.CutPrefix(key, configKeyPrefix); ok {
-		note = func() { p.configs[rest] = true }
+		note = func() { p.configs[rest], p.polled[rest] = true, true }
+		isConfig = true
 	} else if path, ok := routes.ZnodePathOfKey(key); ok {
 		app, config := appChange(path) // apps.go
 		switch {
 		case app != "":
 			note = func() { p.ifaces[app] = true }
 		case config != "":
-			note = func() { p.configs[config] = true }
+			note = func() { p.configs[config], p.polled[config] = true, true }
+			isConfig = true
 		default:
 			return
 		}
@@ -74,6 +83,21 @@ func (p *pushState) changed(key string) {
 	case p.wake <- struct{}{}:
 	default:
 	}
+	if isConfig {
+		select {
+		case p.pollWake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// takePolled takes the config keys changed since the last call.
+func (p *pushState) takePolled() map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	polled := p.polled
+	p.polled = map[string]bool{}
+	return polled
 }
 
 func (p *pushState) take() (ifaces, configs map[string]bool) {
@@ -92,7 +116,6 @@ func (s *Server) pushLoop() {
 		case <-s.push.wake:
 		}
 		ifaces, configs := s.push.take()
-		s.wakePolls(configs) // listener.go
 		s.pushRound(ifaces, configs)
 	}
 }

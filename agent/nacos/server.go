@@ -214,6 +214,7 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		func() { s.httpSrv.Serve(httpLn) },
 		func() { s.grpcSrv.Serve(grpcAdmitted) },
 		s.pushLoop,
+		s.pollLoop, // listener.go
 		s.beatLoop,
 		s.metricsLoop,
 	}
