@@ -253,15 +253,8 @@ func (s *Server) udpAcks() {
 			}
 			continue
 		}
-		var ack struct {
-			Type        string          `json:"type"`
-			LastRefTime json.RawMessage `json:"lastRefTime"` // a string or a number
-		}
-		if json.Unmarshal(buf[:n], &ack) != nil || ack.Type != "push-ack" {
-			continue
-		}
-		ref, err := strconv.ParseInt(string(bytes.Trim(ack.LastRefTime, `"`)), 10, 64)
-		if err != nil {
+		ref, ok := parseAck(buf[:n])
+		if !ok {
 			continue
 		}
 		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
@@ -273,6 +266,25 @@ func (s *Server) udpAcks() {
 			s.stats.add(statKey{"pushes", "type", "udp_ack", "result", "ok"})
 		}
 	}
+}
+
+// parseAck reads a client's ack, {"type":"push-ack","lastRefTime":n}
+// with n a string (as the Java and Go clients send it) or a number; ok
+// false for anything else, which is dropped.
+func parseAck(b []byte) (ref int64, ok bool) {
+	var ack struct {
+		Type        string          `json:"type"`
+		LastRefTime json.RawMessage `json:"lastRefTime"`
+	}
+	if json.Unmarshal(b, &ack) != nil || ack.Type != "push-ack" {
+		return 0, false
+	}
+	raw := ack.LastRefTime
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	ref, err := strconv.ParseInt(string(raw), 10, 64)
+	return ref, err == nil
 }
 
 // udpLoop resends pushes not acknowledged in UDPAckTimeout (once) and

@@ -119,6 +119,18 @@ func pendingPushes(s *Server) int {
 	return len(s.udp.pending)
 }
 
+// pendingTo reports whether a push to port waits for its ack.
+func pendingTo(s *Server, port int) bool {
+	s.udp.mu.Lock()
+	defer s.udp.mu.Unlock()
+	for _, p := range s.udp.pending {
+		if int(p.to.Port()) == port {
+			return true
+		}
+	}
+	return false
+}
+
 // Item 7: a 1.x subscriber (list with udpPort) is pushed each change of
 // its service's instances over UDP, in Nacos' datagram (type dom, the
 // list answer as data, gzipped from 1 KiB), at the host the list came
@@ -225,4 +237,69 @@ func TestUDPSubscribersBounded(t *testing.T) {
 	if n := s.udpSubscribers(); n != MaxUDPSubscribersPerHost {
 		t.Fatalf("%d subscribers from one host, limit %d", n, MaxUDPSubscribersPerHost)
 	}
+}
+
+// An ack names its push by lastRefTime and comes from the port pushed
+// to: one from another port, or garbage, leaves the push pending (to be
+// resent), and the subscriber's own ack ends it.
+func TestUDPAckFromElsewhereIgnored(t *testing.T) {
+	s, _ := startServer(t)
+	a, b := newUDPClient(t), newUDPClient(t)
+	a.list(s, "orders", "")
+	b.list(s, "orders", "")
+	prov := dial(t, s)
+	if err := prov.Register("orders", nacoswire.Instance{IP: "10.0.0.1", Port: 1, Weight: 1, Healthy: true, Enabled: true, Ephemeral: true}); err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := a.must(5*time.Second), b.must(5*time.Second)
+	// From b: a's ack (the right lastRefTime, the wrong port), garbage,
+	// then b's own ack. The door reads b's datagrams in order, so once
+	// b's push is acked the others were read.
+	b.ack(pa)
+	for _, junk := range []string{"", "{", `{"type":"push-ack"}`, `{"type":"push-ack","lastRefTime":"x"}`, `{"type":"dom","lastRefTime":1}`} {
+		b.conn.WriteToUDP([]byte(junk), pb.from)
+	}
+	b.ack(pb)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if pendingTo(s, b.port()) {
+			return fmt.Errorf("b's push still pending")
+		}
+		return nil
+	})
+	if !pendingTo(s, a.port()) {
+		t.Fatal("a's push was ended by an ack from another port")
+	}
+	a.ack(pa)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if n := pendingPushes(s); n != 0 {
+			return fmt.Errorf("%d pushes pending after a's ack", n)
+		}
+		return nil
+	})
+}
+
+func TestParseAck(t *testing.T) {
+	for in, want := range map[string]int64{
+		`{"type": "push-ack", "lastRefTime":"123", "data":""}`: 123,
+		`{"type":"push-ack","lastRefTime":456}`:                456,
+	} {
+		if got, ok := parseAck([]byte(in)); !ok || got != want {
+			t.Errorf("parseAck(%s) = %d %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "null", `{"type":"push-ack"}`, `{"type":"push-ack","lastRefTime":"1x"}`, `{"type":"dom","lastRefTime":1}`} {
+		if _, ok := parseAck([]byte(in)); ok {
+			t.Errorf("parseAck(%q) accepted", in)
+		}
+	}
+}
+
+// FuzzParseAck: any datagram is read or dropped, never a panic.
+func FuzzParseAck(f *testing.F) {
+	f.Add([]byte(`{"type": "push-ack", "lastRefTime":"123", "data":""}`))
+	f.Add([]byte(`{"type":"push-ack","lastRefTime":456}`))
+	f.Add([]byte(`{"type":"push-ack","lastRefTime":"\""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		parseAck(b)
+	})
 }
