@@ -76,6 +76,17 @@
 // connections and agents, and the later write by the rules' hybrid
 // logical clock wins on every agent.
 //
+// # The HTTP APIs
+//
+// The HTTP port serves the 1.x open API (http.go; forms.go reads its
+// parameters as Nacos' builders do) and the v2 open API (v2.go, the same
+// operations in Nacos' Result shape): instances held by beats, 15 s to
+// unhealthy and 30 s to withdrawn (beats.go), instance updates kept as
+// cluster rules laid over the instance every agent lists (update.go),
+// configs (httpconfig.go), config long polls woken by a change through
+// any agent (listener.go), UDP push to 1.x subscribers (udp.go) and the
+// server status SDKs ask for (operator.go).
+//
 // # What differs from Nacos (and what a user gets instead)
 //
 // docs/protocols/nacos-conformance.md lists every request type and
@@ -117,6 +128,15 @@
 //     pushed (Nacos pushes only to client versions it knows by their
 //     User-Agent), within MaxUDPSubscribers (MaxUDPSubscribersPerHost from
 //     one host); past them the list is answered and not pushed.
+//   - An instance update (PUT or PATCH over HTTP) is seen through this
+//     door only: a ZooKeeper or HTTP consumer of the same Dubbo URL is
+//     not told the new weight or that it is disabled by an update. It
+//     stays until the instance is deregistered over HTTP (Nacos forgets
+//     it a minute after the instance goes).
+//   - A 1.x long poll is answered when a listened config's content
+//     differs from the MD5 its client holds, so a republish of the same
+//     content ends none (Nacos answers every change event); a poll is
+//     held at most 2 min.
 //   - Authentication (accessToken, identity headers) is not checked: the
 //     door, like the ZooKeeper and RocketMQ doors, is for the host it runs
 //     on.
