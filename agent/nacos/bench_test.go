@@ -39,3 +39,30 @@ func BenchmarkServiceQuery1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckKind1000 is the kind check of one ephemeral registration
+// into a service of 1,000 ephemeral Dubbo providers (naming.go
+// checkKind, under writeMu).
+func BenchmarkCheckKind1000(b *testing.B) {
+	reg := hosttest.New(routes.NewTable("local", 1))
+	s, err := NewServer(Config{Addr: "127.0.0.1:0", Host: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sv, _ := newService("", "", "providers:bench.Api:1.0.0:")
+	var recs []routes.Record
+	for i := range 1000 {
+		rec, err := sv.record(dubboInst(fmt.Sprintf("10.1.%d.%d", i/250, i%250), 20880), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	reg.Apply(recs, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.checkKind(sv, false, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

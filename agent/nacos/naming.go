@@ -152,21 +152,45 @@ func (s *Server) registerLocked(c *client, sv service, insts []nacoswire.Instanc
 // instance left takes either kind (Nacos keeps an empty service's kind
 // until it cleans the service up, 60 s by default).
 func (s *Server) checkKind(sv service, persistent, batch bool) error {
-	for _, h := range s.hosts(sv, "") {
-		if h.Ephemeral != persistent {
-			continue
+	// The other kind: ephemeral instances when registering a persistent one.
+	if !s.hasKind(sv, persistent) {
+		return nil
+	}
+	name := sv.group + "@@" + sv.name
+	switch {
+	case persistent:
+		return kindError("Current service " + name + " is ephemeral service, can't register persistent instance.")
+	case batch:
+		return kindError("Current service " + name + " is persistent service, can't batch register ephemeral instance.")
+	default:
+		return kindError("Current service " + name + " is persistent service, can't register ephemeral instance.")
+	}
+}
+
+// hasKind reports whether sv has an instance of the kind, without reading
+// every instance back: a persistent instance is a cluster rule (the
+// door's, or a dynamic=false URL another door registered), so the common
+// case, an ephemeral registration into an ephemeral service, reads the
+// rules under the service's prefix and no URL.
+func (s *Server) hasKind(sv service, ephemeral bool) bool {
+	iface, category := sv.urlKeys()
+	if !ephemeral {
+		for _, h := range s.table.RulesWithPrefix(routes.URLPrefix(iface, category)) {
+			if h.Rec.URL == nil {
+				continue
+			}
+			if in, ok := sv.instance(h.Rec.URL.URL); ok && !in.Ephemeral {
+				return true
+			}
 		}
-		name := sv.group + "@@" + sv.name
-		switch {
-		case persistent:
-			return kindError("Current service " + name + " is ephemeral service, can't register persistent instance.")
-		case batch:
-			return kindError("Current service " + name + " is persistent service, can't batch register ephemeral instance.")
-		default:
-			return kindError("Current service " + name + " is persistent service, can't register ephemeral instance.")
+		return false
+	}
+	for _, raw := range s.table.URLs(iface, category) {
+		if in, ok := sv.instance(raw); ok && in.Ephemeral {
+			return true
 		}
 	}
-	return nil
+	return len(s.appHosts(sv)) > 0
 }
 
 // kindError is Nacos' NacosRuntimeException(INVALID_PARAM, msg) as its
