@@ -24,17 +24,31 @@ import (
 var version, revision = "", ""
 
 // Version is the release version, or the module version of a `go install
-// module@version`, or "devel".
+// module@version`, or "devel". A build inside a checkout is "devel" even
+// though Go stamps it with a pseudo-version made from the commit (a clean
+// clone gets v0.0.0-DATE-COMMIT): that names no release, and the revision
+// line already says which commit it is.
 func Version() string {
 	if version != "" {
 		return version
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
+	if info, ok := debug.ReadBuildInfo(); ok && !fromCheckout(info) {
 		if v := info.Main.Version; v != "" && v != "(devel)" {
 			return v
 		}
 	}
 	return "devel"
+}
+
+// fromCheckout says whether the binary was built inside a VCS checkout (Go
+// stamps vcs.* settings then), not from the module cache.
+func fromCheckout(info *debug.BuildInfo) bool {
+	for _, s := range info.Settings {
+		if s.Key == "vcs" {
+			return true
+		}
+	}
+	return false
 }
 
 // Revision is the VCS commit the binary was built from: the stamped one,
