@@ -90,15 +90,17 @@ var helps = map[string]string{
 	"namecast_zookeeper_notifications_total": "ZooKeeper watch notifications sent.",
 
 	// The Nacos door.
-	"namecast_nacos_requests_total":      "Nacos gRPC requests, by type and result code (0 is success).",
-	"namecast_nacos_http_requests_total": "Nacos 1.x HTTP API requests, by route and status.",
-	"namecast_nacos_pushes_total":        "Nacos pushes to clients (service changes, config changes), by type and result.",
-	"namecast_nacos_connections":         "Set-up Nacos gRPC connections.",
-	"namecast_nacos_closing":             "Closed Nacos gRPC connections whose instances are still within their grace.",
-	"namecast_nacos_subscribers":         "Nacos service subscriptions.",
-	"namecast_nacos_config_listeners":    "Nacos config listeners.",
-	"namecast_nacos_instances":           "Ephemeral Nacos instances the door holds.",
-	"namecast_nacos_http_instances":      "Nacos instances registered over the 1.x HTTP API (kept alive by beats).",
+	"namecast_nacos_requests_total":               "Nacos gRPC requests, by type and result code (0 is success).",
+	"namecast_nacos_http_requests_total":          "Nacos 1.x HTTP API requests, by route and status.",
+	"namecast_nacos_pushes_total":                 "Nacos pushes to clients (service changes, config changes), by type and result.",
+	"namecast_nacos_connections":                  "Set-up Nacos gRPC connections.",
+	"namecast_nacos_closing":                      "Closed Nacos gRPC connections whose instances are still within their grace.",
+	"namecast_nacos_subscribers":                  "Nacos service subscriptions.",
+	"namecast_nacos_config_listeners":             "Nacos config listeners.",
+	"namecast_nacos_instances":                    "Ephemeral Nacos instances the door holds.",
+	"namecast_nacos_http_instances":               "Nacos instances registered over the 1.x HTTP API (kept alive by beats).",
+	"namecast_nacos_http_config_listeners":        "Nacos 1.x config long polls held (POST /nacos/v1/cs/configs/listener).",
+	"namecast_nacos_http_listeners_refused_total": "Nacos 1.x config long polls refused at the door's bound (MaxListeners), by reason.",
 }
 
 // Described says whether name is a series help.go describes (or the build
