@@ -53,11 +53,14 @@
 //     every agent; registrations that never saw each other (one must
 //     lose) by their stamps, then origin name, alike everywhere. The
 //     stamp comes after the broker's own stateVersion (5.x controller
-//     mode); queue data keeps the broker's own order, its DataVersion
-//     (queuerec.go), the origin name deciding only between records the
-//     broker sent with the same one. One agent's withdrawal removes
-//     only its own records, so another agent's registration goes on
-//     being served. Claim.Wins is the same order for doors' own records.
+//     mode). Queue data is stamped when a registration writes it (as
+//     Java writes it: a first registration, or a DataVersion that
+//     differs from the address's last), and the later write is served
+//     after the master's precedence over a slave's (queuerec.go), never
+//     the higher DataVersion counter; a copy keeps its original's stamp.
+//     One agent's withdrawal removes only its own records, so another
+//     agent's registration goes on being served. Claim.Wins is the same
+//     order for doors' own records.
 //
 // # Indexes and watches
 //

@@ -174,9 +174,15 @@ type Queue struct {
 	// the master, else a 5.x prime slave's id.
 	From int64 `json:"b,omitempty"`
 	// StateVersion and Counter are the providing registration's
-	// DataVersion, the broker's own order of its configurations.
+	// DataVersion: of the broker's configurations, the controller's
+	// order (stateVersion) and the broker's own count of changes.
 	StateVersion int64 `json:"sv,omitempty"`
 	Counter      int64 `json:"dv,omitempty"`
+	// Stamp is the origin table's Lamport time of the registration that
+	// wrote this queue data (recency.go), kept by its copies: the later
+	// write is served. Zero in a put that is not a copy: ApplyLocal (or
+	// StampQueues, before a lease is written) stamps it.
+	Stamp uint64 `json:"l,omitempty"`
 	// Copy marks a copy held by the agent of another member of the group.
 	Copy bool `json:"cp,omitempty"`
 }
@@ -296,12 +302,14 @@ func (r Record) valid() bool {
 	}
 }
 
-// stamp is the record's Lamport stamp (Broker, URL and Znode records carry
-// one), 0 for none.
+// stamp is the record's Lamport stamp (Broker, Queue, URL and Znode
+// records carry one), 0 for none.
 func (r Record) stamp() uint64 {
 	switch {
 	case r.Broker != nil:
 		return r.Broker.Stamp
+	case r.Queue != nil:
+		return r.Queue.Stamp
 	case r.URL != nil:
 		return r.URL.Stamp
 	case r.Znode != nil:

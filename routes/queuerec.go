@@ -18,19 +18,26 @@ import "unique"
 type queueVals struct {
 	ReadQueueNums, WriteQueueNums, Perm, TopicSysFlag int
 	From, StateVersion, Counter                       int64
+	Stamp                                             uint64
 	Copy                                              bool
 }
 
 func valsOf(q *Queue) queueVals {
 	return queueVals{ReadQueueNums: q.ReadQueueNums, WriteQueueNums: q.WriteQueueNums, Perm: q.Perm,
-		TopicSysFlag: q.TopicSysFlag, From: q.From, StateVersion: q.StateVersion, Counter: q.Counter, Copy: q.Copy}
+		TopicSysFlag: q.TopicSysFlag, From: q.From, StateVersion: q.StateVersion, Counter: q.Counter, Stamp: q.Stamp, Copy: q.Copy}
 }
 
 // outranks reports whether q takes precedence over o for the same broker
-// name and topic, as Java's table would hold it: the master's data over a
-// slave's (lower slave id first), then the newer broker configuration
-// (stateVersion, then DataVersion counter), then the provider's own record
-// over a copy. Ties are broken by the caller, by origin name.
+// name and topic, as Java's one table would hold it: the master's data
+// over a slave's (lower slave id first: a 5.x prime slave writes only
+// while no master is registered), then the newer broker configuration
+// in controller mode (stateVersion), then the later write (the Lamport
+// Stamp of the registration that wrote it, recency.go: Java keeps the
+// last write, and a registration writes when its DataVersion differs
+// from the address's last, whatever the counter says), then the
+// provider's own record over a copy of it. The counter only orders
+// records of one stamp (written by agents that stamp no queue data).
+// Ties are broken by the caller, by origin name.
 func (q queueVals) outranks(o queueVals) bool {
 	switch {
 	case (q.From == 0) != (o.From == 0):
@@ -39,12 +46,21 @@ func (q queueVals) outranks(o queueVals) bool {
 		return q.From < o.From
 	case q.StateVersion != o.StateVersion:
 		return q.StateVersion > o.StateVersion
+	case q.Stamp != o.Stamp:
+		return q.Stamp > o.Stamp
 	case q.Counter != o.Counter:
 		return q.Counter > o.Counter
 	case q.Copy != o.Copy:
 		return !q.Copy
 	}
 	return false
+}
+
+// sameContent reports whether q and o carry the same queue data from the
+// same provider, whatever their stamps and copy flags.
+func (q queueVals) sameContent(o queueVals) bool {
+	q.Stamp, q.Copy, o.Stamp, o.Copy = 0, false, 0, false
+	return q == o
 }
 
 // The methods below are for entries of queue records.
@@ -77,7 +93,7 @@ func (e *entry) queue() *Queue {
 	v := e.vals().Value()
 	return &Queue{Topic: e.topic(), BrokerName: e.brokerName(), ReadQueueNums: v.ReadQueueNums,
 		WriteQueueNums: v.WriteQueueNums, Perm: v.Perm, TopicSysFlag: v.TopicSysFlag, From: v.From,
-		StateVersion: v.StateVersion, Counter: v.Counter, Copy: v.Copy}
+		StateVersion: v.StateVersion, Counter: v.Counter, Stamp: v.Stamp, Copy: v.Copy}
 }
 
 // before orders two queue records of one (broker name, topic): the one

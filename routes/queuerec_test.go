@@ -19,7 +19,7 @@ func TestQueueRecRoundTrip(t *testing.T) {
 		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 		{Topic: "U", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 		{Topic: "%RETRY%g", BrokerName: "broker-a", ReadQueueNums: -1, WriteQueueNums: math.MaxInt, Perm: 2,
-			TopicSysFlag: 3, From: 2, StateVersion: math.MinInt64, Counter: math.MaxInt64, Copy: true},
+			TopicSysFlag: 3, From: 2, StateVersion: math.MinInt64, Counter: math.MaxInt64, Stamp: math.MaxUint64, Copy: true},
 		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6, Copy: true},
 		{Topic: "T", BrokerName: "b", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 	} {
@@ -36,7 +36,7 @@ func TestQueueRecRoundTrip(t *testing.T) {
 		}
 		for _, change := range []func(*Queue){
 			func(o *Queue) { o.Topic += "x" }, func(o *Queue) { o.BrokerName += "x" },
-			func(o *Queue) { o.Counter++ }, func(o *Queue) { o.Copy = !o.Copy },
+			func(o *Queue) { o.Counter++ }, func(o *Queue) { o.Copy = !o.Copy }, func(o *Queue) { o.Stamp++ },
 		} {
 			o := q
 			change(&o)
@@ -60,6 +60,8 @@ func refBefore(q Queue, origin string, o Queue, oorigin string) bool {
 		return q.From < o.From
 	case q.StateVersion != o.StateVersion:
 		return q.StateVersion > o.StateVersion
+	case q.Stamp != o.Stamp:
+		return q.Stamp > o.Stamp
 	case q.Counter != o.Counter:
 		return q.Counter > o.Counter
 	case q.Copy != o.Copy:
@@ -95,7 +97,7 @@ func TestQueueViewsMatchReference(t *testing.T) {
 			}
 			puts = append(puts, Record{Queue: &Queue{Topic: tp, BrokerName: n, ReadQueueNums: 1 + rng.Intn(2),
 				WriteQueueNums: 4, Perm: 6, From: int64(rng.Intn(3)), StateVersion: int64(rng.Intn(2)),
-				Counter: int64(rng.Intn(2)), Copy: rng.Intn(2) == 0}})
+				Counter: int64(rng.Intn(2)), Stamp: uint64(rng.Intn(3)), Copy: rng.Intn(2) == 0}})
 		}
 		if d, ok := src.ApplyLocal(puts, dels); ok {
 			replica.Apply(d)

@@ -1,6 +1,9 @@
 package routes
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unique"
+)
 
 // Recency: which of several agents' registrations of the same thing is
 // served. A broker registers with every agent in its namesrvAddr, moves
@@ -111,6 +114,76 @@ func (t *Table) servedOver(b *Broker) bool {
 		same := *ob
 		same.Stamp = b.Stamp
 		if same != *b && brokerBefore(ob, origin, b, t.local) {
+			return true
+		}
+	}
+	return false
+}
+
+// Queue data is stamped too, so that the later write is served (Java's
+// table keeps the last one; queuerec.go's outranks). A door writes a
+// broker's queue data when Java would (a first registration, a
+// DataVersion that differs from the address's last, an HTTP
+// registration); ApplyLocal, or StampQueues before a lease is written,
+// stamps each queue put that is not a copy and has no stamp: with the
+// stamp of the record it replaces when the data is the same and no other
+// agent's other data is served over it, else with the clock's next tick,
+// one for the whole call (a registration's topics share it, so their
+// interned numbers stay shared). A copy keeps its original's stamp.
+
+// StampQueues stamps, in place, the queue puts among recs that need a
+// stamp (see above), as ApplyLocal would if they were applied now: a door
+// calls it before it writes the records' lease, so that the lease holds
+// the stamps the table will.
+func (t *Table) StampQueues(recs []Record) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var tick uint64
+	for _, r := range recs {
+		if r.Queue != nil {
+			t.stampQueueLocked(r.Queue, &tick)
+		}
+	}
+}
+
+// stampQueueLocked stamps q if it needs one, taking a tick into *tick
+// the first time a new stamp is needed. t.mu must be held (read is
+// enough).
+func (t *Table) stampQueueLocked(q *Queue, tick *uint64) {
+	if q.Stamp != 0 || q.Copy {
+		return
+	}
+	key := QueueKey(q.BrokerName, q.Topic)
+	if e, ok := t.origins[t.local].live.get(key); ok {
+		if old, isQueue := e.rec.p.(unique.Handle[queueVals]); isQueue {
+			if v := old.Value(); v.Stamp != 0 && !v.Copy && v.sameContent(valsOf(q)) && !t.queueServedOver(e, v) {
+				q.Stamp = v.Stamp
+				return
+			}
+		}
+	}
+	if *tick == 0 {
+		*tick = t.stamps.tick()
+	}
+	q.Stamp = *tick
+}
+
+// queueServedOver reports whether another agent's queue data of local
+// record e's (broker name, topic), with other content, is served over
+// it. Only agents that hold a member of the group hold its queue data (an
+// original or a copy), so only theirs are looked at: a registration's
+// every topic costs a lookup per such agent, not a scan of the topic's
+// records on every broker. t.mu must be held.
+func (t *Table) queueServedOver(e *entry, v queueVals) bool {
+	for _, origin := range t.views.brokers[e.brokerName()] {
+		if origin == t.local {
+			continue
+		}
+		st := t.origins[origin]
+		if st == nil {
+			continue
+		}
+		if o, ok := st.live.get(e.key); ok && o.before(e) && !o.vals().Value().sameContent(v) {
 			return true
 		}
 	}

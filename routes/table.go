@@ -186,21 +186,26 @@ func (t *Table) Local() string { return t.local }
 
 // ApplyLocal changes this agent's own records: puts replace or add, deletes
 // remove. Only real changes become ops, so re-registering the same content
-// costs nothing and returns ok false. A broker put without a stamp is
-// stamped here (recency.go).
+// costs nothing and returns ok false. A broker put without a stamp, and
+// a queue put that is not a copy, are stamped here (recency.go).
 func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.origins[t.local]
 	d = Delta{Origin: t.local, Inc: st.inc}
+	var tick uint64 // one new stamp for the call's queue data (recency.go)
 	for _, r := range puts {
 		key := r.Key()
 		if key == "" {
 			continue
 		}
-		if r.Broker != nil {
+		switch {
+		case r.Broker != nil:
 			r = r.clone() // the caller's record is not ours to stamp
 			t.stampLocal(st, key, r.Broker)
+		case r.Queue != nil && r.Queue.Stamp == 0 && !r.Queue.Copy:
+			r = r.clone()
+			t.stampQueueLocked(r.Queue, &tick)
 		}
 		if e, ok := st.live.get(key); ok && e.equal(r) {
 			continue

@@ -159,9 +159,8 @@ func removeQueue(m map[string][]*entry, q *entry) {
 // the records of every agent, alike on every agent: per broker id the
 // address with the higher stateVersion, then the newest registration
 // (brokerBefore, recency.go), per (broker name, topic) the queue data that
-// outranks the others (queueVals.outranks: the broker's own order of its
-// configurations), then the lower origin name between records the broker
-// sent with the same DataVersion.
+// outranks the others (queueVals.outranks: the master's, then the later
+// write), then the lower origin name between writes of one stamp.
 
 // masterFirst orders broker ids: the master (0), then the lowest.
 func masterFirst(a, b int64) bool {

@@ -175,6 +175,7 @@ func appendRecord(b []byte, r *Record) (kind uint64, _ []byte) {
 		w.int(8, x.StateVersion)
 		w.int(9, x.Counter)
 		w.bool(10, x.Copy)
+		w.uint(11, x.Stamp)
 	case r.URL != nil:
 		x := r.URL
 		kind = kindURL

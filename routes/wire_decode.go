@@ -188,6 +188,8 @@ func decodeRecord(rec *Record, kind uint64, b []byte, key string, sl *recordSlab
 				x.Counter = f.int()
 			case 10:
 				x.Copy = f.uint() != 0
+			case 11:
+				x.Stamp = f.uint()
 			default:
 				f.skip()
 			}

@@ -74,7 +74,7 @@ func (t *Table) EncodeBinaryParts(origin string, maxBytes int, emit func(part []
 func (e *entry) fillQueue(q *Queue, v queueVals) {
 	*q = Queue{Topic: e.topic(), BrokerName: e.brokerName(), ReadQueueNums: v.ReadQueueNums,
 		WriteQueueNums: v.WriteQueueNums, Perm: v.Perm, TopicSysFlag: v.TopicSysFlag, From: v.From,
-		StateVersion: v.StateVersion, Counter: v.Counter, Copy: v.Copy}
+		StateVersion: v.StateVersion, Counter: v.Counter, Stamp: v.Stamp, Copy: v.Copy}
 }
 
 type keyed struct {

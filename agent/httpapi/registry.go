@@ -71,6 +71,11 @@ func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 			}
 		}
 	}
+	// Stamped before the lease is written, so it holds the stamps the
+	// table will: a registration with other queue data than the one
+	// served is later than every write this agent has seen, and served
+	// on every agent (routes' recency).
+	s.table.StampQueues(puts)
 	key := routes.BrokerKey(reg.BrokerName, reg.BrokerID)
 	var prefixes []string
 	if reg.BrokerID == 0 {

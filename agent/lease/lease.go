@@ -225,8 +225,9 @@ type Holder interface {
 
 // RecordsAfter is what Records will return once puts and deletes are
 // applied to local: the records a door hands Hold before applying them.
-// A broker put without a stamp keeps the stamp of the record it replaces,
-// as the table keeps it when nothing else changed (routes' recency.go),
+// A broker or queue put without a stamp keeps the stamp of the record it
+// replaces, as the table keeps it when nothing else changed (routes'
+// recency.go),
 // so a re-registration that changes nothing is seen as the same records
 // and writes nothing.
 func (l Lease) RecordsAfter(local Local, puts []routes.Record, deletes []string) []routes.Record {
@@ -274,16 +275,32 @@ func (o overlay) LocalRecords(prefix string) []routes.Record {
 }
 
 // stamped is put r as the table will hold it when only its stamp is
-// missing (see RecordsAfter).
+// missing (see RecordsAfter): a broker keeps the stamp of the record it
+// replaces, and so does queue data that is no copy and replaces the same
+// data (a door that writes a lease first stamps queue data itself with
+// routes.Table.StampQueues, which also knows when the table would
+// stamp it anew).
 func (o overlay) stamped(r routes.Record) routes.Record {
-	if r.Broker == nil || r.Broker.Stamp != 0 {
-		return r
+	switch {
+	case r.Broker != nil && r.Broker.Stamp == 0:
+		old, ok := o.local.LocalRecord(r.Key())
+		if !ok || old.Broker == nil || old.Broker.Stamp == 0 {
+			return r
+		}
+		b := *r.Broker
+		b.Stamp = old.Broker.Stamp
+		return routes.Record{Broker: &b}
+	case r.Queue != nil && r.Queue.Stamp == 0 && !r.Queue.Copy:
+		old, ok := o.local.LocalRecord(r.Key())
+		if !ok || old.Queue == nil || old.Queue.Stamp == 0 || old.Queue.Copy {
+			return r
+		}
+		q := *r.Queue
+		q.Stamp = old.Queue.Stamp
+		if q != *old.Queue {
+			return r
+		}
+		return routes.Record{Queue: &q}
 	}
-	old, ok := o.local.LocalRecord(r.Key())
-	if !ok || old.Broker == nil || old.Broker.Stamp == 0 {
-		return r
-	}
-	b := *r.Broker
-	b.Stamp = old.Broker.Stamp
-	return routes.Record{Broker: &b}
+	return r
 }

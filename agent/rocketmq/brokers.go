@@ -133,6 +133,11 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 			puts = append(puts, s.mappingRecords(r, body)...)
 		}
 	}
+	// The queue data written is stamped now, so the lease holds the
+	// stamps the table will: later than every write this agent has seen,
+	// so it is served everywhere over the older data of any agent
+	// (routes' recency), whatever DataVersion counter that carries.
+	s.reg.Table().StampQueues(puts)
 	// Step 10: the live entry moves to this connection, once its lease,
 	// with the records it will cover, is written.
 	lb := &liveBroker{cluster: r.cluster, name: r.name, id: r.id, addr: r.addr, actingMaster: actingMaster,

@@ -66,8 +66,11 @@
 //     the others' in place and routes unchanged.
 //   - Of several agents' queue data for one group and topic, routes take
 //     the master's over a slave's (then the lower slave id: a 5.x prime
-//     slave), then the newer broker configuration, then the original over
-//     a copy (routes.Queue), then the lower agent name. Per broker id, the
+//     slave), then the later write (a Lamport stamp, routes' recency: Java
+//     rewrites queue data when a registration's DataVersion differs from
+//     its address's last, whatever the counter), then the original over
+//     a copy (routes.Queue), then the lower agent name. Which content wins
+//     each conflict is in docs/protocols/conflicts.md. Per broker id, the
 //     address with the higher stateVersion wins, then the newest
 //     registration (routes' recency: a Lamport stamp, then the agent
 //     name); a registration under an id another agent holds with a higher
@@ -77,9 +80,8 @@
 //     stamp (routes.Broker.Stamp): each agent's table stamps a broker
 //     record when its content changes, past every stamp it has seen, so
 //     every agent orders registrations alike. No decision compares the wall clocks of
-//     two hosts: the orders used are the broker's own DataVersion (its
-//     stateVersion and counter), the master's precedence, and the Lamport
-//     stamp. Admin commands are collected by each agent's own clock only.
+//     two hosts: the orders used are the broker's stateVersion, the
+//     master's precedence, and the Lamport stamp. Admin commands are collected by each agent's own clock only.
 //
 // # Connections
 //

@@ -18,7 +18,7 @@ import (
 // leaving, or dying with the master's host, then takes nothing away from
 // the slave's group, in whatever order its deletes arrive; and when the
 // master registers again, its own records outrank the copies (routes'
-// queue precedence: master over slave, newer DataVersion, original over
+// queue precedence: master over slave, the later write, original over
 // copy) and the copies follow them. A member registered on several agents
 // (a broker registers with every agent in its namesrvAddr) provides its
 // data on each: an agent's own records of a provider registered on it are
@@ -29,14 +29,25 @@ import (
 const deletedTopicMemory = commandTTL
 
 // deletedTopic is a topic's queue data deleted here by an admin command:
-// the same or an older configuration of the group is not copied back; a
-// newer one (the broker created the topic again) is.
+// the same or an older write of the group's data is not copied back; a
+// later one (the broker created the topic again) is.
 type deletedTopic struct {
 	at                    time.Time
+	stamp                 uint64
 	stateVersion, counter int64
 }
 
+func deletedTopicOf(q *routes.Queue, at time.Time) deletedTopic {
+	return deletedTopic{at: at, stamp: q.Stamp, stateVersion: q.StateVersion, counter: q.Counter}
+}
+
+// covers reports whether q is the deleted write or an older one: by the
+// write's stamp (routes' recency), then, between writes of one stamp (an
+// agent that stamps no queue data), by its DataVersion.
 func (d deletedTopic) covers(q routes.Queue) bool {
+	if q.Stamp != d.stamp {
+		return q.Stamp < d.stamp
+	}
 	return q.StateVersion < d.stateVersion || q.StateVersion == d.stateVersion && q.Counter <= d.counter
 }
 

@@ -113,7 +113,7 @@ func (s *Server) deleteTopicLocal(topic, cluster string) int {
 	for _, r := range s.reg.LocalRecords(routes.EveryQueue) {
 		if q := r.Queue; q != nil && q.Topic == topic && inCluster(q.BrokerName) {
 			deletes = append(deletes, r.Key())
-			s.deletedTopics[q.BrokerName+"/"+topic] = deletedTopic{at: now, stateVersion: q.StateVersion, counter: q.Counter}
+			s.deletedTopics[q.BrokerName+"/"+topic] = deletedTopicOf(q, now)
 		}
 	}
 	s.reg.Apply(nil, deletes)

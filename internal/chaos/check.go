@@ -178,7 +178,9 @@ func recordValue(r routes.Record) any {
 		b.Stamp = 0 // the origin's table stamps it (routes' recency): logical time the model cannot know
 		return b
 	case r.Queue != nil:
-		return *r.Queue
+		q := *r.Queue
+		q.Stamp = 0 // stamped like a broker record
+		return q
 	case r.URL != nil:
 		return *r.URL
 	case r.KV != nil:
