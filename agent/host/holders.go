@@ -1,6 +1,10 @@
 package host
 
-import "github.com/namecast/namecast/routes"
+import (
+	"slices"
+
+	"github.com/namecast/namecast/routes"
+)
 
 // A record on an agent may be held by more than one holder: a RocketMQ
 // connection, an HTTP registration with its TTL, a ZooKeeper session, a
@@ -23,24 +27,48 @@ type doorHost struct {
 
 // Apply changes this agent's own records as Local.Apply does, except that
 // a delete of a record another door still holds is left out: ok is then
-// true, as the door's own hold is gone. The check and the change are one
-// step under the host's lock: a door holds a record by saving its lease,
-// then applying it, so a delete that found no other lease is applied
-// before that door's put, never after it.
+// true, as the door's own hold is gone. When the table held this door's
+// content of it, the content the other holders last wrote is put back
+// (shared.go). The check and the change are one step under the host's
+// lock: a door holds a record by saving its lease, then applying it, so
+// a delete that found no other lease is applied before that door's put,
+// never after it.
 func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	kept := 0
+	var restore []routes.Record
+	var reverted []string // keys whose content went back to another holder's
 	if len(deletes) > 0 {
 		own := deletes[:0:0]
 		for _, k := range deletes {
-			if d.leases.HeldByOtherDoor(k, d.door) {
-				kept++
+			others, holds := othersOf(d.doorsLocked(k), d.door)
+			if len(others) == 0 {
+				delete(d.shared, k)
+				own = append(own, k)
 				continue
 			}
-			own = append(own, k)
+			kept++
+			switch put, del := d.keptDeleteLocked(d.door, k, others, holds); {
+			case put != nil:
+				restore = append(restore, *put)
+				reverted = append(reverted, k)
+			case del:
+				own = append(own, k)
+				reverted = append(reverted, k)
+			}
 		}
 		deletes = own
 	}
-	return d.applyLocked(puts, deletes) || kept > 0
+	written := d.sharedPutsLocked(d.door, puts)
+	all := puts
+	if len(restore) > 0 {
+		all = append(slices.Clip(puts), restore...)
+	}
+	ok := d.applyLocked(all, deletes)
+	d.notePutsLocked(d.door, written)
+	if len(reverted) > 0 {
+		d.leases.Resave(reverted)
+	}
+	return ok || kept > 0
 }

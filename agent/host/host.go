@@ -91,6 +91,11 @@ type Local struct {
 	leases *lease.Store
 	log    *slog.Logger
 	mu     sync.Mutex // one change of our own records at a time, gossiped in order
+	// shared is what each door holding a record with another door last
+	// wrote of it (shared.go), under mu.
+	shared   map[string]*shared
+	writeSeq uint64
+	doorBuf  []string
 }
 
 var _ Host = (*Local)(nil)
