@@ -164,7 +164,7 @@
 //     UNIMPLEMENTED; ACLs and auth are accepted, not enforced. A
 //     session's refusals are paced (RefusalPace, refusals.go), the first
 //     of each kind logged at WARN and all counted
-//     (namecast_zookeeper_refused{what}), so a recipe that retries at once
+//     (namecast_zookeeper_refused_total{what}), so a recipe that retries at once
 //     does not spin.
 //   - Recipes across agents (docs/protocols/zookeeper-wire.md §7.8):
 //     watches and caches (Curator's CuratorCache, NodeCache,
