@@ -19,6 +19,11 @@ const rememberQuery = "remember"
 // answers before it publishes what it restored.
 const settleTimeout = 5 * time.Second
 
+// settlePeers is how many peers a restarted agent asks: every one that
+// saw the lost change holds the evidence, and each answer carries the
+// restored records, so not all of a large cluster.
+const settlePeers = 3
+
 // rememberAsk is rememberQuery's payload.
 type rememberAsk struct {
 	Origin string   `json:"origin"`
@@ -42,8 +47,8 @@ func (a *Agent) answerRemember(payload []byte) ([]byte, error) {
 
 // settleRestored runs between restoring the data dir's registrations and
 // publishing them, while gossip withholds our origin: it joins the
-// members it was given (or the previous run's, rejoin), asks them what
-// they hold of our previous incarnation, and has the lease store drop
+// members it was given (or the previous run's, rejoin), asks a few of
+// them (settlePeers) what they hold of our previous incarnation, and has the lease store drop
 // what they saw withdrawn or changed since the files were written. It
 // returns the delta of that withdrawal. With nobody to ask, or nobody
 // answering, what was restored stands: an agent alone cannot know.
@@ -66,7 +71,7 @@ func (a *Agent) settleRestored(rejoin []string) routes.Delta {
 	defer cancel()
 	var views []routes.Remembered
 	asked := 0
-	for from, ans := range a.gossip.Query(ctx, rememberQuery, payload) {
+	for from, ans := range a.gossip.QuerySome(ctx, rememberQuery, payload, settlePeers) {
 		if from == a.cfg.NodeName {
 			continue
 		}

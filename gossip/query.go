@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"sync"
 )
 
@@ -94,6 +95,13 @@ func (g *Gossip) HandleQuery(name string, h QueryHandler) {
 // answers by member, once all have answered or ctx is done; members missing
 // from the result did not answer in time.
 func (g *Gossip) Query(ctx context.Context, name string, payload []byte) map[string]QueryAnswer {
+	return g.QuerySome(ctx, name, payload, 0)
+}
+
+// QuerySome is Query of at most n alive members besides us, picked at
+// random (n ≤ 0: all of them): for a question any few can answer, whose
+// answers are large.
+func (g *Gossip) QuerySome(ctx context.Context, name string, payload []byte, n int) map[string]QueryAnswer {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	id := hex.EncodeToString(idb[:])
@@ -101,9 +109,15 @@ func (g *Gossip) Query(ctx context.Context, name string, payload []byte) map[str
 	var asked []string
 	for _, m := range g.Members() {
 		if m.Name != g.name && m.Status == StatusAlive {
-			p.owing[m.Name] = true
 			asked = append(asked, m.Name)
 		}
+	}
+	if n > 0 && len(asked) > n {
+		mrand.Shuffle(len(asked), func(i, j int) { asked[i], asked[j] = asked[j], asked[i] })
+		asked = asked[:n]
+	}
+	for _, m := range asked {
+		p.owing[m] = true
 	}
 	g.q.mu.Lock()
 	if g.q.waiting == nil {

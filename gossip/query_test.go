@@ -76,3 +76,38 @@ func TestQueryCountsEveryAnswer(t *testing.T) {
 		}
 	}
 }
+
+// QuerySome asks only as many members as it is told, and returns once
+// they answered.
+func TestQuerySomeAsksAFew(t *testing.T) {
+	net := gossiptest.NewNetwork(1)
+	t.Cleanup(net.Close)
+	var gs []*Gossip
+	for i := range 6 {
+		g := quietMember(t, net, fmt.Sprintf("m%d", i))
+		g.HandleQuery("echo", func(p []byte) ([]byte, error) { return p, nil })
+		gs = append(gs, g)
+	}
+	for _, g := range gs[1:] {
+		if _, err := g.Join([]string{gs[0].LocalAddr()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if a := gs[0].AliveMembers(); a != len(gs) {
+			return fmt.Errorf("%d alive", a)
+		}
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := gs[0].QuerySome(ctx, "echo", []byte("x"), 2)
+	if len(got) != 3 { // the two asked, and us
+		t.Fatalf("answers from %d members, want 3: %v", len(got), got)
+	}
+	for from, a := range got {
+		if a.Error != "" || string(a.Payload) != "x" {
+			t.Errorf("%s answered %+v", from, a)
+		}
+	}
+}
