@@ -21,6 +21,8 @@ import (
 	v1vo "github.com/nacos-group/nacos-sdk-go/vo"
 
 	"github.com/namecast/namecast/agent/nacos"
+	"github.com/namecast/namecast/agent/nacos/nacostest"
+	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
 
 // udpSubscriber is what a 1.x client (the Java client 1.x, nacos-sdk-go
@@ -123,27 +125,46 @@ func (u *udpSubscriber) until(want string, wait time.Duration) error {
 	return fmt.Errorf("pushed %q, want %q", got, want)
 }
 
-// A 1.x subscriber listing through agent 2 is pushed over UDP when
-// nacos-sdk-go registers and deregisters a provider through agent 0, and
-// when an instance is disabled: no poll.
+// A 1.x subscriber listing through agent 2 is pushed over UDP when a
+// provider registers through agent 0, when it is disabled and when it
+// deregisters: no poll. The provider is nacostest's client, not
+// nacos-sdk-go: the SDK re-sends its first registration when its
+// connection event is handled, which under load can come after the
+// disabling registration and undo it (connection_event_listener.go,
+// redoRegisterEachService), on a real Nacos server as here.
 func TestUDPPushAcrossAgents(t *testing.T) {
-	_, doors := cluster(t, 3)
+	c, doors := cluster(t, 3)
 	sub := newUDPSubscriber(t)
 	sub.list(doors[2], dubboService)
-	prov := namingClient(t, doors[0])
+	prov := nacostest.Dial(t, doors[0].GRPCAddr())
 	p := dubboParam("10.0.0.5", 50051)
-	if ok, err := prov.RegisterInstance(p); !ok || err != nil {
-		t.Fatalf("register: %v %v", ok, err)
+	in := nacoswire.Instance{IP: p.Ip, Port: int(p.Port), Weight: 1, Healthy: true, Enabled: true, Ephemeral: true, Metadata: p.Metadata}
+	if err := prov.Register(dubboService, in); err != nil {
+		t.Fatalf("register: %v", err)
 	}
 	if err := sub.until("50051", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	p.Enable = false
-	if ok, err := prov.RegisterInstance(p); !ok || err != nil {
-		t.Fatalf("disable: %v %v", ok, err)
+	in.Enabled = false
+	if err := prov.Register(dubboService, in); err != nil {
+		t.Fatalf("disable: %v", err)
 	}
 	if err := sub.until("", 10*time.Second); err != nil {
-		t.Fatalf("after disabling: %v", err)
+		t.Fatalf("after disabling: %v; tables: agent 0 %q, agent 2 %q", err,
+			c.Agent(0).Table().URLs("org.apache.dubbo.demo.DemoService", ""), c.Agent(2).Table().URLs("org.apache.dubbo.demo.DemoService", ""))
+	}
+	in.Enabled = true
+	if err := prov.Register(dubboService, in); err != nil {
+		t.Fatalf("enable: %v", err)
+	}
+	if err := sub.until("50051", 10*time.Second); err != nil {
+		t.Fatalf("after enabling: %v", err)
+	}
+	if err := prov.Deregister(dubboService, in); err != nil {
+		t.Fatalf("deregister: %v", err)
+	}
+	if err := sub.until("", 10*time.Second); err != nil {
+		t.Fatalf("after deregistering: %v", err)
 	}
 }
 
