@@ -85,22 +85,30 @@ func formService(r *http.Request) (service, error) {
 	return sv, nil
 }
 
+// httpInstance is InstanceController.detail: the instance of the
+// cluster named (DEFAULT when none), disabled or not.
 func (s *Server) httpInstance(w http.ResponseWriter, r *http.Request) {
 	sv, err := formService(r)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
+	ip, cluster := r.FormValue("ip"), clusterOf(formCluster(r))
 	port, _ := strconv.Atoi(r.FormValue("port"))
-	for _, h := range s.hosts(sv, r.FormValue("cluster")+r.FormValue("clusterName")) {
-		if h.IP == r.FormValue("ip") && h.Port == port {
+	hosts := s.hosts(sv, "")
+	if len(hosts) == 0 {
+		httpError(w, http.StatusNotFound, errors.New("no ips found for cluster "+cluster+" in service "+sv.group+"@@"+sv.name))
+		return
+	}
+	for _, h := range hosts {
+		if h.IP == ip && h.Port == port && h.ClusterName == cluster {
 			writeJSON(w, map[string]any{"service": sv.group + "@@" + sv.name, "ip": h.IP, "port": h.Port,
 				"clusterName": h.ClusterName, "weight": h.Weight, "healthy": h.Healthy, "instanceId": h.InstanceID,
 				"metadata": h.Metadata})
 			return
 		}
 	}
-	httpError(w, http.StatusNotFound, errors.New("no ip "+r.FormValue("ip")+" port "+r.FormValue("port")+" in service "+sv.name))
+	httpError(w, http.StatusNotFound, errors.New("no matched ip found!"))
 }
 
 func (s *Server) httpList(w http.ResponseWriter, r *http.Request) {

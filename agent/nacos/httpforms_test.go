@@ -167,3 +167,26 @@ func TestHTTPErrorBodies(t *testing.T) {
 		t.Errorf("config error: %d %q", code, body)
 	}
 }
+
+// GET /nacos/v1/ns/instance is InstanceController.detail: the instance of
+// the cluster named by clusterName (DEFAULT when none), else 404 with
+// Nacos' messages.
+func TestHTTPInstanceDetail(t *testing.T) {
+	s, _ := startServer(t)
+	do(t, s, "POST", "/nacos/v1/ns/instance", url.Values{"serviceName": {"d"}, "ip": {"10.0.0.1"}, "port": {"80"}, "clusterName": {"c1"}})
+	do(t, s, "POST", "/nacos/v1/ns/instance", url.Values{"serviceName": {"d"}, "ip": {"10.0.0.2"}, "port": {"80"}})
+	for _, c := range []struct {
+		form url.Values
+		code int
+		want string
+	}{
+		{url.Values{"serviceName": {"d"}, "ip": {"10.0.0.1"}, "port": {"80"}, "clusterName": {"c1"}}, 200, `"clusterName":"c1"`},
+		{url.Values{"serviceName": {"d"}, "ip": {"10.0.0.2"}, "port": {"80"}}, 200, `"clusterName":"DEFAULT"`},
+		{url.Values{"serviceName": {"d"}, "ip": {"10.0.0.1"}, "port": {"80"}}, 404, "no matched ip found!"},
+		{url.Values{"serviceName": {"none"}, "ip": {"10.0.0.1"}, "port": {"80"}}, 404, "no ips found for cluster DEFAULT in service DEFAULT_GROUP@@none"},
+	} {
+		if code, body := do(t, s, "GET", "/nacos/v1/ns/instance", c.form); code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%v: %d %s; want %d with %s", c.form, code, body, c.code, c.want)
+		}
+	}
+}
