@@ -232,6 +232,7 @@ func (a *Agent) rulesLoop() {
 			if n := a.table.CollectRuleTombstones(); n > 0 {
 				a.log.Info("collected rule tombstones", "count", n)
 			}
+			a.table.ForgetGone()
 			lastGC = time.Now()
 		}
 		select {

@@ -82,12 +82,26 @@ type goneOrigin struct {
 // keepGone remembers dropped origin st, and forgets those dropped more
 // than goneFor ago. t.mu held.
 func (t *Table) keepGone(origin string, st *originState) {
+	t.forgetGoneLocked()
+	st.retired, st.keys, st.added = nil, nil, nil
+	t.gone[origin] = goneOrigin{st: st, at: t.now()}
+}
+
+// ForgetGone lets go of the origins dropped more than goneFor ago, and
+// of their records: the agent calls it every few minutes, so a member
+// that never comes back is not remembered until it is forgotten
+// (gossip's ReconnectTimeout, a day).
+func (t *Table) ForgetGone() {
+	t.mu.Lock()
+	t.forgetGoneLocked()
+	t.mu.Unlock()
+}
+
+func (t *Table) forgetGoneLocked() {
 	now := t.now()
 	for o, g := range t.gone {
 		if now.Sub(g.at) >= goneFor {
 			delete(t.gone, o)
 		}
 	}
-	st.retired, st.keys, st.added = nil, nil, nil
-	t.gone[origin] = goneOrigin{st: st, at: now}
 }

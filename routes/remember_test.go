@@ -72,9 +72,19 @@ func TestRememberADroppedOrigin(t *testing.T) {
 	if _, ok := peer.Remember("a", 2, []string{gone.Key()}); ok {
 		t.Errorf("remembers a drop goneFor ago")
 	}
-	now = now.Add(-goneFor)
+	peer.ForgetGone()
+	if len(peer.gone) != 0 {
+		t.Errorf("ForgetGone kept a drop goneFor old")
+	}
+	d, _ = origin.ApplyLocal([]Record{gone}, nil) // back at incarnation 2, dropped again
+	d.Inc = 2
+	peer.Apply(d)
+	peer.DropOrigin("a", 2)
+	if _, ok := peer.Remember("a", 3, []string{gone.Key()}); !ok {
+		t.Fatalf("forgot a fresh drop")
+	}
 	peer.Forget("a")
-	if _, ok := peer.Remember("a", 2, []string{gone.Key()}); ok {
+	if _, ok := peer.Remember("a", 3, []string{gone.Key()}); ok {
 		t.Errorf("remembers a forgotten member")
 	}
 }
