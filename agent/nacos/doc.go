@@ -126,8 +126,9 @@
 //     pushes at a third host. Every 1.x client binds its push socket to
 //     every address, so it gets them. Any client naming udpPort is
 //     pushed (Nacos pushes only to client versions it knows by their
-//     User-Agent), within MaxUDPSubscribers (MaxUDPSubscribersPerHost from
-//     one host); past them the list is answered and not pushed.
+//     User-Agent), within Config.MaxUDPSubscribers
+//     (MaxUDPSubscribersPerHost from a remote host); past them the list is
+//     answered and not pushed.
 //   - An instance update (PUT or PATCH over HTTP) is seen through this
 //     door only: a ZooKeeper or HTTP consumer of the same Dubbo URL is
 //     not told the new weight or that it is disabled by an update. It

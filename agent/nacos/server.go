@@ -66,6 +66,9 @@ type Config struct {
 	// UDPSubscriberTTL is how long a 1.x subscriber is pushed to past its
 	// last list (udp.go; Nacos' client expiry, 3 min).
 	UDPSubscriberTTL time.Duration
+	// MaxUDPSubscribers bounds the 1.x subscribers pushed over UDP
+	// (udp.go); past it a list is answered and not pushed.
+	MaxUDPSubscribers int
 	// Host is the agent's host (package host): required.
 	Host host.Host
 	// Metrics gets the door's series (metrics.go); nil counts nothing.
@@ -92,6 +95,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxUDPSubscribers <= 0 {
+		c.MaxUDPSubscribers = DefaultMaxUDPSubscribers
 	}
 	if c.MaxListeners <= 0 {
 		c.MaxListeners = DefaultMaxListeners

@@ -33,14 +33,17 @@ import (
 // per change, each retried) at a third host; its TCP peer is the one host
 // that proved it is there. 1.x clients bind their receiving socket to
 // every address, so a client beside the agent, which lists over loopback,
-// gets its pushes on loopback. Subscribers are bounded (MaxUDPSubscribers
-// in all, each host MaxUDPSubscribersPerHost): past either, the list is
-// answered and no push is promised (counted, logged).
+// gets its pushes on loopback. Subscribers are bounded
+// (Config.MaxUDPSubscribers in all, MaxUDPSubscribersPerHost from each
+// host other than this one, so that no remote host takes the room of the
+// clients beside the agent, which all list over loopback): past either,
+// the list is answered and no push is promised (counted, logged).
 
 const (
-	// MaxUDPSubscribers bounds the door's UDP subscribers.
-	MaxUDPSubscribers = 10000
-	// MaxUDPSubscribersPerHost bounds one host's.
+	// DefaultMaxUDPSubscribers bounds the door's UDP subscribers.
+	DefaultMaxUDPSubscribers = 10000
+	// MaxUDPSubscribersPerHost bounds one remote host's (loopback counts
+	// against the total only).
 	MaxUDPSubscribersPerHost = 1000
 	// DefaultUDPAckTimeout is Nacos' ACK_TIMEOUT (10 s).
 	DefaultUDPAckTimeout = 10 * time.Second
@@ -117,11 +120,11 @@ func (s *Server) udpSubscribe(remote string, udpPort int, sv service, clusters s
 	u.mu.Lock()
 	sub := u.subs[key]
 	if sub == nil {
-		if len(u.subs) >= MaxUDPSubscribers || u.perHost[to.Addr()] >= MaxUDPSubscribersPerHost {
+		if len(u.subs) >= s.cfg.MaxUDPSubscribers || (!to.Addr().IsLoopback() && u.perHost[to.Addr()] >= MaxUDPSubscribersPerHost) {
 			u.mu.Unlock()
 			s.countPush("udp_subscribe", errors.New("full"))
 			s.log.Warn("UDP subscriber refused: too many subscribers; it is answered its list but not pushed",
-				"from", to.String(), "service", sv.name, "limit", MaxUDPSubscribers, "per_host", MaxUDPSubscribersPerHost)
+				"from", to.String(), "service", sv.name, "limit", s.cfg.MaxUDPSubscribers, "per_remote_host", MaxUDPSubscribersPerHost)
 			return
 		}
 		sub = &udpSub{to: to, sv: sv, clusters: clusters}

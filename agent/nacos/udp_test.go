@@ -226,16 +226,37 @@ func TestUDPSubscriberExpires(t *testing.T) {
 	}
 }
 
-// One host's subscribers are bounded: past MaxUDPSubscribersPerHost the
-// list is still answered and no subscriber is added.
+// Subscribers are bounded: past Config.MaxUDPSubscribers the list is
+// still answered and no subscriber is added, until one expires. (The
+// per-remote-host bound needs a second host: loopback counts against the
+// total only.)
 func TestUDPSubscribersBounded(t *testing.T) {
-	s, _ := startServer(t)
+	s, _ := startServer(t, func(c *Config) { c.MaxUDPSubscribers = 50 })
 	sub := newUDPClient(t)
-	for i := range MaxUDPSubscribersPerHost + 1 {
+	for i := range 51 {
 		sub.list(s, "svc"+strconv.Itoa(i), "")
 	}
+	if n := s.udpSubscribers(); n != 50 {
+		t.Fatalf("%d subscribers, limit 50", n)
+	}
+}
+
+// A remote host is bounded to MaxUDPSubscribersPerHost, so it cannot take
+// the room of the clients beside the agent. (Subscribed directly, with
+// the answer the door would give, so no push is due and no datagram
+// leaves for 198.18.0.1.)
+func TestUDPSubscribersPerRemoteHost(t *testing.T) {
+	s, _ := startServer(t)
+	for i := range MaxUDPSubscribersPerHost + 1 {
+		sv, _ := newService("", "", "svc"+strconv.Itoa(i))
+		s.udpSubscribe("198.18.0.1:40000", 9, sv, "", s.serviceInfo(sv, ""))
+	}
 	if n := s.udpSubscribers(); n != MaxUDPSubscribersPerHost {
-		t.Fatalf("%d subscribers from one host, limit %d", n, MaxUDPSubscribersPerHost)
+		t.Fatalf("%d subscribers from one remote host, limit %d", n, MaxUDPSubscribersPerHost)
+	}
+	newUDPClient(t).list(s, "orders", "")
+	if n := s.udpSubscribers(); n != MaxUDPSubscribersPerHost+1 {
+		t.Fatalf("a subscriber on loopback not added past a remote host's bound: %d", n)
 	}
 }
 
