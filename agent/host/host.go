@@ -22,6 +22,10 @@
 //     and return a lease.Saving the door waits for outside its own lock,
 //     so concurrent writers share one fsync.
 //
+// A record two doors hold is withdrawn with its last holder (holders.go),
+// and when one lets go the table serves what the other last wrote
+// (shared.go).
+//
 // Local is the Host of one agent; a door's tests hand it a fake over a
 // bare routes.Table instead (package hosttest).
 package host
