@@ -30,9 +30,16 @@ import (
 // NODEEXISTS (the re-create is stamped after the record it replaced, so it
 // wins everywhere even before A's withdrawal arrives), and a recursive
 // delete of a subtree removes every session's nodes in it.
+//
+// A record deleted so that lost a create race to the deleting agent's
+// view of the path (conflicts.go) travels as op "lost" instead: its
+// agent expires the owning session rather than quietly withdrawing the
+// node, so a loser hears it lost even when the winner's node came and
+// went before its agent saw it.
 const (
 	cmdNamespace = "~namecast.zk"
 	cmdDelete    = "delete"
+	cmdLost      = "lost"
 	commandTTL   = 10 * time.Minute
 )
 
@@ -41,6 +48,7 @@ const (
 type remoteHold struct {
 	origin, key string
 	stamp       uint64
+	lost        bool // hidden under a record that did not replace it (cmdLost)
 }
 
 // suppression hides another agent's record at a key from this agent's
@@ -58,7 +66,7 @@ func commandsFor(holds []remoteHold) []routes.Record {
 	now := time.Now()
 	puts := make([]routes.Record, 0, len(holds))
 	for _, h := range holds {
-		puts = append(puts, deleteCommand(h.origin, h.key, h.stamp, now))
+		puts = append(puts, deleteCommand(h.origin, h.key, h.stamp, h.lost, now))
 	}
 	return puts
 }
@@ -72,29 +80,34 @@ func (s *Server) suppress(holds []remoteHold) {
 }
 
 // deleteCommand asks target to withdraw its record at recKey if it is
-// still the one stamped stamp.
-func deleteCommand(target, recKey string, stamp uint64, now time.Time) routes.Record {
-	return command.Rule(cmdNamespace, target, cmdDelete, base64.RawURLEncoding.EncodeToString([]byte(recKey)),
+// still the one stamped stamp, or, lost, to expire its session.
+func deleteCommand(target, recKey string, stamp uint64, lost bool, now time.Time) routes.Record {
+	op := cmdDelete
+	if lost {
+		op = cmdLost
+	}
+	return command.Rule(cmdNamespace, target, op, base64.RawURLEncoding.EncodeToString([]byte(recKey)),
 		strconv.FormatUint(stamp, 10), now)
 }
 
-// parseDelete reads a delete command: the record key and the stamp.
-func parseDelete(c command.Command) (recKey string, stamp uint64, ok bool) {
+// parseDelete reads a delete command: the record key, the stamp and
+// whether the record lost a conflict.
+func parseDelete(c command.Command) (recKey string, stamp uint64, lost, ok bool) {
 	b, err1 := base64.RawURLEncoding.DecodeString(c.Subject)
 	stamp, err2 := strconv.ParseUint(c.Param, 10, 64)
-	return string(b), stamp, c.Op == cmdDelete && err1 == nil && err2 == nil
+	return string(b), stamp, c.Op == cmdLost, (c.Op == cmdDelete || c.Op == cmdLost) && err1 == nil && err2 == nil
 }
 
 // newInbox reads the delete commands other agents leave this one.
 func (s *Server) newInbox() *command.Inbox {
 	return &command.Inbox{Namespace: cmdNamespace, TTL: commandTTL,
-		Valid: func(c command.Command) bool { _, _, ok := parseDelete(c); return ok },
+		Valid: func(c command.Command) bool { _, _, _, ok := parseDelete(c); return ok },
 		Dropped: func(key, val string) {
 			s.log.Warn("dropping a malformed ZooKeeper delete command", "key", key, "value", val)
 		},
 		Run: func(c command.Command) bool {
-			recKey, stamp, _ := parseDelete(c)
-			return s.withdrawForPeer(recKey, stamp)
+			recKey, stamp, lost, _ := parseDelete(c)
+			return s.withdrawForPeer(recKey, stamp, lost)
 		},
 		Remove: func(keys []string) { s.applyRules(nil, keys) }, // logs a failure; the next run retries
 	}
@@ -106,10 +119,11 @@ func (s *Server) newInbox() *command.Inbox {
 func (s *Server) runCommands() { s.commands.Collect(s.table, time.Now()) }
 
 // withdrawForPeer withdraws this agent's record at key, deleted through
-// another agent, unless a newer write replaced it since. Its session's
-// lease is saved without it first; false (the command stays, and runs
-// again) when that cannot be saved.
-func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
+// another agent, unless a newer write replaced it since; lost, the
+// record lost a create race there, and its session is expired instead
+// (which withdraws it). Its session's lease is saved without it first;
+// false (the command stays, and runs again) when that cannot be saved.
+func (s *Server) withdrawForPeer(key string, stamp uint64, lost bool) bool {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
@@ -125,6 +139,12 @@ func (s *Server) withdrawForPeer(key string, stamp uint64) bool {
 		return true // its expiry withdraws the record
 	}
 	if !ok || recordStamp(rec) > stamp || sid == 0 {
+		s.mu.Unlock()
+		return true
+	}
+	if ss := s.sessions[sid]; lost && ss != nil && !ss.ended {
+		p, _ := routes.ZnodePathOfKey(key)
+		s.lose(ss, "create", p, "")
 		s.mu.Unlock()
 		return true
 	}

@@ -266,3 +266,22 @@ func TestMergedMappingWritesExpireNobody(t *testing.T) {
 		}
 	}
 }
+
+// The winner's node comes and goes before the loser's agent sees it (a
+// lock held briefly): the winner's delete tells the loser's agent that
+// its record lost, and the loser is expired (before: its node was
+// withdrawn quietly, and it went on believing it held the lock).
+func TestWinnersDeleteExpiresAHiddenLoser(t *testing.T) {
+	srvs, regs, _, rb, sa, sb := raceCreates(t, "/lock")
+	deliver(regs[0], regs[1]) // B's agent sees A's record, hidden under B's
+	srvs[1].syncDirty()
+	regs[1].mu.Lock()
+	regs[1].out = nil // B's create never reaches A's agent: gossip carries its add and delete as one
+	regs[1].mu.Unlock()
+	if h, _, _ := rb.call(8, zkwire.OpDelete, &zkwire.PathVersion{Path: "/lock", Version: -1}); h.Err != 0 {
+		t.Fatalf("the winner's delete: %d", h.Err)
+	}
+	deliver(regs[1], regs[0])
+	expiredWithin(t, srvs[0], sa, time.Second)
+	alive(t, srvs[1], sb, "the winner")
+}

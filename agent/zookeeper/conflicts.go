@@ -36,12 +36,18 @@ import (
 // Dubbo URL registered the same thing (URL leaves are left out). A
 // record registered over HTTP (no session) never expires a session.
 //
-// What remains (docs/protocols/zookeeper-wire.md §9): until the winning
-// record reaches the loser's agent (gossip: milliseconds on a LAN, the
-// length of a partition), both sessions act on their own answer; a
-// winner whose node goes before the loser's agent ever saw it leaves
-// the loser holding the path; and a setData overtaken by two or more
-// later writes before its agent sees any of them is not detected.
+// A delete through an agent that knows both records (the winner's own,
+// after its session let go) tells the loser's agent its record lost
+// (commands.go, op "lost"), so the loser is expired even when the
+// winner's node came and went before the loser's agent saw it.
+//
+// What remains (docs/protocols/zookeeper-wire.md §7.7): until the
+// winning record (or that "lost") reaches the loser's agent (gossip:
+// milliseconds on a LAN, the length of a partition), both sessions act
+// on their own answer; a winner that goes without a delete (its session
+// ends) before the loser's agent saw it leaves the loser holding the
+// path; and a setData overtaken by two or more later writes before its
+// agent sees any of them is not detected.
 
 // casWrite is the last versioned setData through this agent on a
 // persistent znode, kept until another write replaces it.
@@ -95,6 +101,22 @@ func (s *Server) checkCreateLost(p, key string) {
 		return // registered over HTTP: no session to have raced
 	}
 	s.lose(ss, "create", p, w.Origin)
+}
+
+// lostTo reports whether h, another agent's session's ephemeral znode,
+// is hidden under a record of held that outranks it without replacing
+// it: it lost a create race (a delete here then tells its agent so,
+// commands.go). s.mu held.
+func lostTo(h routes.Held, held []routes.Held) bool {
+	w := pick(held)
+	if h.Rec.Znode == nil || w.Origin == h.Origin || isSetPath(h.Rec.Znode.Path) {
+		return false
+	}
+	z := w.Rec.Znode
+	if z == nil || z.Replaces == h.Rec.Znode.Stamp {
+		return false
+	}
+	return w.Origin == routes.RulesOrigin || z.Owner != originOwner(w.Origin)
 }
 
 // checkWriteLost expires the session whose versioned setData at key was

@@ -105,7 +105,7 @@ func (s *Server) deleteHolders(p string) (rules, local []string, remote []remote
 		case h.Origin == s.local:
 			local = append(local, keys[i])
 		case owner != 0:
-			remote = append(remote, remoteHold{origin: h.Origin, key: keys[i], stamp: st})
+			remote = append(remote, remoteHold{origin: h.Origin, key: keys[i], stamp: st, lost: lostTo(h, held)})
 		default:
 			others = append(others, h.Origin)
 		}

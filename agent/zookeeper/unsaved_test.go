@@ -385,7 +385,7 @@ func TestPeerDeleteThatCannotBeSavedIsRetried(t *testing.T) {
 	key := routes.ZnodeKey("/e", "")
 	rec, _ := reg.Table().LocalRecord(key)
 	heal := reg.breakLeases()
-	cmd := deleteCommand(s.local, key, recordStamp(rec), time.Now())
+	cmd := deleteCommand(s.local, key, recordStamp(rec), false, time.Now())
 	if _, err := reg.ApplyRules([]routes.Record{cmd}, nil); err != nil {
 		t.Fatal(err)
 	}
