@@ -46,7 +46,7 @@ func TestHTTPBeatRegistersUnknownInstance(t *testing.T) {
 // s, as Nacos) is listed unhealthy and left out of healthyOnly answers; a
 // beat makes it healthy again; without beats for BeatTimeout it goes.
 func TestHTTPBeatHealth(t *testing.T) {
-	s, _ := startServer(t, func(c *Config) { c.BeatTimeout = 2 * time.Second })
+	s, _ := startServer(t, func(c *Config) { c.BeatTimeout = 4 * time.Second })
 	inst := url.Values{"serviceName": {"orders"}, "ip": {"10.0.0.3"}, "port": {"8080"}}
 	if code, body := do(t, s, "POST", "/nacos/v1/ns/instance", inst); code != 200 {
 		t.Fatalf("register: %d %s", code, body)
@@ -63,8 +63,8 @@ func TestHTTPBeatHealth(t *testing.T) {
 		}
 	}
 	testutil.Eventually(t, 10*time.Second, healthy(false, 1))
-	if d := time.Since(registered); d < time.Second {
-		t.Fatalf("unhealthy after %v, before the health timeout (1 s)", d)
+	if d := time.Since(registered); d < 2*time.Second {
+		t.Fatalf("unhealthy after %v, before the health timeout (2 s)", d)
 	}
 	if code, body := do(t, s, "PUT", "/nacos/v1/ns/instance/beat", inst); code != 200 || !strings.Contains(body, `"code":10200`) {
 		t.Fatalf("beat: %d %s", code, body)
