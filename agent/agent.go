@@ -115,6 +115,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
+	a.table.SetBudget(a.cfg.budget())
 	if err := a.loadRules(); err != nil {
 		return err
 	}

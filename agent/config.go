@@ -136,6 +136,17 @@ type Config struct {
 	// too high lets one client fill every agent; a write past it fails
 	// through its door and changes nothing.
 	RulesLimit int `json:"rules_limit"`
+	// MaxRecords and MaxRecordsMiB bound the records this agent's doors
+	// hold for their clients (its own origin): their number, and their
+	// size in MiB (keys and contents, routes.RecordSize); 0 means
+	// DefaultMaxRecords and DefaultMaxRecordsMiB. Every agent holds every
+	// agent's records, so without a bound one client fills them all. A
+	// write past either fails through its door and changes nothing; a
+	// delete, or a replacement no larger, always works. Every agent also
+	// holds no more of any other agent than its own bounds (give every
+	// agent the same), so one faulty agent cannot fill the others.
+	MaxRecords    int `json:"max_records"`
+	MaxRecordsMiB int `json:"max_records_mib"`
 	// LeaveOnTerminate makes SIGTERM leave the cluster (withdraw every
 	// route now, forget the saved registrations) instead of stopping for
 	// a restart. Without a data dir SIGTERM always leaves: there is
@@ -258,6 +269,12 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if c.MaxRecords < 0 {
+		return fmt.Errorf("--max-records %d must not be negative (0: the default, %d)", c.MaxRecords, DefaultMaxRecords)
+	}
+	if c.MaxRecordsMiB < 0 || c.MaxRecordsMiB > 1<<20 {
+		return fmt.Errorf("--max-records-mib %d must be 0 (the default, %d) to %d", c.MaxRecordsMiB, DefaultMaxRecordsMiB, 1<<20)
+	}
 	if c.RulesLimit < 0 {
 		return fmt.Errorf("rules_limit %d must not be negative (0: the default, %d)", c.RulesLimit, DefaultRulesLimit)
 	}
@@ -283,6 +300,12 @@ func (c *Config) validate() error {
 	}
 	if c.RulesLimit == 0 {
 		c.RulesLimit = DefaultRulesLimit
+	}
+	if c.MaxRecords == 0 {
+		c.MaxRecords = DefaultMaxRecords
+	}
+	if c.MaxRecordsMiB == 0 {
+		c.MaxRecordsMiB = DefaultMaxRecordsMiB
 	}
 	if c.HTTPMaxConns == 0 {
 		c.HTTPMaxConns = httpapi.DefaultMaxConns

@@ -51,7 +51,7 @@ func (a *Agent) Host() host.Host { return a.host }
 // gossiped).
 func (a *Agent) startHost() {
 	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
-		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log})
+		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log, Budget: a.cfg.budget()})
 }
 
 // listen binds addr for the door whose flag is --name: with Config.Listen

@@ -43,6 +43,21 @@ const (
 // Config.RulesLimit).
 const DefaultRulesLimit = 32 << 20
 
+// DefaultMaxRecords and DefaultMaxRecordsMiB bound the records an agent's
+// doors hold for their clients (Config.MaxRecords): far above what a
+// host of hundreds of processes registers (300 Dubbo processes of 200
+// interfaces each, providers and consumers: 120,000 URLs of ~1 KB; a
+// broker of 50,000 topics: 50,000 queue records of ~110 bytes).
+const (
+	DefaultMaxRecords    = 250_000
+	DefaultMaxRecordsMiB = 256
+)
+
+// budget is the bound on one origin's records in force.
+func (c *Config) budget() routes.Budget {
+	return routes.Budget{Records: c.MaxRecords, Bytes: int64(c.MaxRecordsMiB) << 20}
+}
+
 // rulesStore is the agent's side of rule writes: their bound, and with a
 // data dir their log.
 type rulesStore struct {

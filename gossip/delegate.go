@@ -188,6 +188,7 @@ func (g *Gossip) applyDelta(d routes.Delta, direct bool) {
 		one := routes.Delta{Origin: d.Origin, Inc: d.Inc, Ops: []routes.Op{op}}
 		res := g.table.Apply(one)
 		g.count(res)
+		g.noteRefused(d.Origin, res)
 		if res.Applied > 0 {
 			g.relay(one, direct)
 		}
@@ -204,6 +205,18 @@ func (g *Gossip) count(res routes.Result) {
 	if res.Invalid > 0 {
 		g.m.IncrCounter([]string{"gossip", "ops", "invalid"}, float32(res.Invalid))
 	}
+}
+
+// noteRefused logs and counts an origin whose records passed the budget
+// and are no longer held (routes' receive.go): loudly, as an agent that
+// sends more than every agent holds is faulty or given other bounds.
+func (g *Gossip) noteRefused(origin string, res routes.Result) {
+	if !res.Refused {
+		return
+	}
+	g.m.IncrCounter([]string{"gossip", "origins", "refused"}, 1)
+	g.log.Error("holding none of an agent's records: they pass this agent's budget (--max-records, --max-records-mib); give every agent the same bounds, or find what fills that agent",
+		"origin", origin, "records", res.RefusedUsage.Records, "bytes", res.RefusedUsage.Bytes)
 }
 
 func (g *Gossip) malformed(what string) {

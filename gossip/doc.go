@@ -74,7 +74,9 @@
 //     once: it pulls without the grace, everything from the member it
 //     joined through (the one that surely knows it yet). An
 //     origin being pulled is left out of the digests we send, since its
-//     entry is partial until every part has arrived.
+//     entry is partial until every part has arrived; so is an origin the
+//     table refuses for passing the budget (routes' receive.go), which is
+//     pulled again only when a peer's digest shows it changed since.
 //  4. An agent that finds its own name at a higher incarnation in a peer's
 //     digest (a previous run whose clock was ahead) takes the next
 //     incarnation above it and announces itself, as memberlist refutes for

@@ -61,6 +61,12 @@
 //     One agent's withdrawal removes only its own records, so another
 //     agent's registration goes on being served. Claim.Wins is the same
 //     order for doors' own records.
+//  8. Every origin's records are bounded in number and bytes (budget.go):
+//     the local origin's writes past the budget are refused before
+//     anything changes (ApplyLocalWithin), and a replica refuses another
+//     origin whole once its records pass it, the same on every replica,
+//     until a snapshot newer than the refusal is back within it
+//     (receive.go).
 //
 // # Indexes and watches
 //

@@ -51,6 +51,10 @@ type Result struct {
 	Applied int // changed the table
 	Stale   int // older than what the table holds, or a dead incarnation
 	Invalid int // malformed: wrong key, not exactly one field, bad names
+	// Refused: the origin's records passed the budget and were dropped
+	// (receive.go); RefusedUsage is what they would have held.
+	Refused      bool
+	RefusedUsage Usage
 }
 
 type tomb struct {
@@ -79,6 +83,7 @@ type originState struct {
 	// incarnation's own snapshot settles every key (remember.go).
 	prev  *originState
 	seq   uint64 // highest seq seen (the next local op's seq minus one, for ourselves)
+	bytes int64  // the live records' RecordSize, summed (budget.go)
 	floor uint64 // ops at or below it are covered by a snapshot or forgotten tombstones
 	hash  uint64
 	live  liveSet
@@ -107,6 +112,9 @@ type originState struct {
 	// groups index the local origin's records by key prefix for
 	// LocalRecords (localgroups.go); nil for every other origin.
 	groups localGroups
+	// refused is set while the origin's records are refused for passing
+	// the budget (receive.go).
+	refused *refusal
 }
 
 // keyRange is [lo, hi); an empty hi is open.
@@ -164,6 +172,9 @@ type Table struct {
 	// lastQueue saves interning a queue record's numbers again when they
 	// are the last record's (stored.go).
 	lastQueue lastQueue
+	// budget bounds what the table holds of every other origin
+	// (receive.go).
+	budget Budget
 }
 
 // NewTable returns an empty table for the agent named local, whose own
@@ -191,6 +202,11 @@ func (t *Table) Local() string { return t.local }
 func (t *Table) ApplyLocal(puts []Record, deletes []string) (d Delta, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.applyLocalLocked(puts, deletes)
+}
+
+// applyLocalLocked is ApplyLocal with t.mu held.
+func (t *Table) applyLocalLocked(puts []Record, deletes []string) (d Delta, ok bool) {
 	st := t.origins[t.local]
 	d = Delta{Origin: t.local, Inc: st.inc}
 	var tick uint64 // one new stamp for the call's queue data (recency.go)
@@ -286,13 +302,25 @@ func (t *Table) Apply(d Delta) Result {
 	if st == nil {
 		return res
 	}
+	if st.refused != nil {
+		res.Stale += len(d.Ops) // pulled again once past the refusal (receive.go)
+		return res
+	}
 	for _, op := range d.Ops {
 		t.countOp(&res, t.applyChecked(d.Origin, st, op, true))
 	}
 	if res.Applied > 0 {
 		t.watch.bump()
+		t.refuseIfOverInto(&res, d.Origin, st, false)
 	}
 	return res
+}
+
+// refuseIfOverInto is refuseIfOver, noted in res.
+func (t *Table) refuseIfOverInto(res *Result, origin string, st *originState, truth bool) {
+	if t.refuseIfOver(origin, st, truth) {
+		res.Refused, res.RefusedUsage = true, st.refused.usage
+	}
 }
 
 // Merge folds a snapshot into the table. Per key it behaves like Apply; an
@@ -305,6 +333,10 @@ func (t *Table) Merge(s Snapshot) Result {
 	var res Result
 	st := t.stateFor(s.Origin, s.Inc, &res, len(s.Ops))
 	if st == nil {
+		return res
+	}
+	if !st.admitSnapshot(s) {
+		res.Stale += len(s.Ops)
 		return res
 	}
 	// Only an authoritative snapshot removes what it does not list; a
@@ -367,6 +399,7 @@ func (t *Table) Merge(s Snapshot) Result {
 	if res.Applied > 0 {
 		t.watch.bump()
 	}
+	t.refuseIfOverInto(&res, s.Origin, st, s.Authoritative && st.seq == s.Seq)
 	return res
 }
 
@@ -528,6 +561,7 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 		st.hash ^= pairHash(op.Key, st.writer(op.Key), old.seq)
 		t.views.unlink(old)
 		st.live.del(op.Key)
+		st.bytes -= old.size()
 		if st.groups != nil {
 			st.groups.del(op.Key)
 		}
@@ -540,6 +574,7 @@ func (t *Table) applyLooked(origin string, st *originState, op Op, old *entry, l
 		st.clearOK, st.claimed = false, nil
 		e := &entry{key: op.Key, seq: op.Seq, origin: st.name, rec: store(op.Key, *op.Rec, &t.lastQueue)}
 		st.live.put(e)
+		st.bytes += e.size()
 		if st.groups != nil {
 			st.groups.put(e)
 		}

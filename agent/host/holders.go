@@ -33,7 +33,7 @@ type doorHost struct {
 // lock: a door holds a record by saving its lease, then applying it, so
 // a delete that found no other lease is applied before that door's put,
 // never after it.
-func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
+func (d *doorHost) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	kept := 0
@@ -65,10 +65,13 @@ func (d *doorHost) Apply(puts []routes.Record, deletes []string) bool {
 	if len(restore) > 0 {
 		all = append(slices.Clip(puts), restore...)
 	}
-	ok := d.applyLocked(all, deletes)
+	ok, err := d.applyLocked(all, deletes)
+	if err != nil {
+		return false, err // past the budget: nothing changed in the table
+	}
 	d.notePutsLocked(d.door, written)
 	if len(reverted) > 0 {
 		d.leases.Resave(reverted)
 	}
-	return ok || kept > 0
+	return ok || kept > 0, nil
 }

@@ -26,13 +26,13 @@ func TestWithdrawalLeavesWhatAnotherDoorHolds(t *testing.T) {
 	if err := zk.DropLease("zookeeper", "zookeeper-holder"); err != nil {
 		t.Fatal(err)
 	}
-	if !zk.Apply(nil, []string{key}) || !held() {
+	if ok, _ := zk.Apply(nil, []string{key}); !ok || !held() {
 		t.Fatalf("the ZooKeeper door's withdrawal took a record the HTTP door holds (held: %v)", held())
 	}
 	if err := web.DropLease("http", "http-holder"); err != nil {
 		t.Fatal(err)
 	}
-	if !web.Apply(nil, []string{key}) || held() {
+	if ok, _ := web.Apply(nil, []string{key}); !ok || held() {
 		t.Fatal("the last holder's withdrawal left the record")
 	}
 }

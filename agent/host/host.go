@@ -46,8 +46,12 @@ import (
 // Host is what every door is given (see the package comment).
 type Host interface {
 	// Apply changes this agent's own records and gossips the change; false
-	// means nothing changed.
-	Apply(puts []routes.Record, deletes []string) bool
+	// means nothing changed. An error (routes.ErrBudget: past the agent's
+	// budget for its own records) means nothing changed, and goes out
+	// through the door; a change that grows neither the number nor the
+	// bytes of the agent's records (a delete, a replacement no larger)
+	// never fails.
+	Apply(puts []routes.Record, deletes []string) (ok bool, err error)
 	// ApplyRules changes cluster-scoped records and gossips the change; an
 	// error means nothing changed anywhere, and goes out through the door.
 	ApplyRules(puts []routes.Record, deletes []string) (ok bool, err error)
@@ -86,6 +90,8 @@ type Config struct {
 	Metrics *metrics.Metrics
 	// Logger gets what a Host has to say; nil discards it.
 	Logger *slog.Logger
+	// Budget bounds this agent's own records (budget.go); zero: none.
+	Budget routes.Budget
 }
 
 // Local is the Host of one agent.
@@ -100,6 +106,7 @@ type Local struct {
 	shared   map[string]*shared
 	writeSeq uint64
 	doorBuf  []string
+	budget   budget // guarded by mu
 }
 
 var _ Host = (*Local)(nil)
@@ -117,22 +124,28 @@ func New(cfg Config) *Local {
 
 // Apply changes this agent's own records and gossips the change; ok is
 // false when nothing changed.
-func (h *Local) Apply(puts []routes.Record, deletes []string) bool {
+func (h *Local) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.applyLocked(puts, deletes)
 }
 
-// applyLocked is Apply with h.mu held.
-func (h *Local) applyLocked(puts []routes.Record, deletes []string) bool {
-	d, ok := h.table.ApplyLocal(puts, deletes)
+// applyLocked is Apply with h.mu held: within the budget, counting what
+// other doors' saved writes reserved, the check and the change one step.
+func (h *Local) applyLocked(puts []routes.Record, deletes []string) (bool, error) {
+	pending := h.budget.settle(puts, deletes)
+	d, ok, err := h.table.ApplyLocalWithin(puts, deletes, h.cfg.Budget, pending)
+	if err != nil {
+		h.refused(err)
+		return false, err
+	}
 	if ok {
 		h.publish(d)
 		if h.cfg.Metrics != nil {
 			h.cfg.Metrics.IncrCounter([]string{"routes", "local_changes"}, 1)
 		}
 	}
-	return ok
+	return ok, nil
 }
 
 func (h *Local) publish(d routes.Delta) {
@@ -203,7 +216,15 @@ func (h *Local) PutLease(l lease.Lease) error { return h.leases.PutLease(l) }
 // Hold writes a lease with the records it will cover before the door
 // applies them (lease.Store.Hold).
 func (h *Local) Hold(l lease.Lease, recs []routes.Record) (lease.Saving, error) {
-	return h.leases.Hold(l, recs)
+	cs := []lease.Change{{Lease: l, Recs: recs}}
+	if err := h.reserve(cs); err != nil {
+		return lease.Saving{}, err
+	}
+	sv, err := h.leases.Hold(l, recs)
+	if err != nil {
+		h.unreserve(cs)
+	}
+	return sv, err
 }
 
 // Drop writes a lease's removal before the door withdraws its records
@@ -218,7 +239,16 @@ func (h *Local) Forget(door, id string) lease.Saving { return h.leases.Forget(do
 
 // HoldAll is Hold and Drop of several leases as one change
 // (lease.Store.HoldAll).
-func (h *Local) HoldAll(cs []lease.Change) (lease.Saving, error) { return h.leases.HoldAll(cs) }
+func (h *Local) HoldAll(cs []lease.Change) (lease.Saving, error) {
+	if err := h.reserve(cs); err != nil {
+		return lease.Saving{}, err
+	}
+	sv, err := h.leases.HoldAll(cs)
+	if err != nil {
+		h.unreserve(cs)
+	}
+	return sv, err
+}
 
 // Undo puts back what a HoldAll changed (lease.Store.Undo).
 func (h *Local) Undo(cs []lease.Change) (lease.Saving, error) { return h.leases.Undo(cs) }

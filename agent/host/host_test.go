@@ -16,13 +16,13 @@ func TestApplyPublishesChanges(t *testing.T) {
 	var published []routes.Delta
 	h := New(Config{Table: table, Publish: func(d routes.Delta) { published = append(published, d) }})
 	b := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: "b", Addr: "10.0.0.1:10911"}}
-	if !h.Apply([]routes.Record{b}, nil) {
+	if ok, _ := h.Apply([]routes.Record{b}, nil); !ok {
 		t.Fatal("a new record changed nothing")
 	}
-	if h.Apply([]routes.Record{b}, nil) {
+	if ok, _ := h.Apply([]routes.Record{b}, nil); ok {
 		t.Fatal("the same record again changed something")
 	}
-	if !h.Apply(nil, []string{b.Key()}) {
+	if ok, _ := h.Apply(nil, []string{b.Key()}); !ok {
 		t.Fatal("deleting it changed nothing")
 	}
 	if len(published) != 2 || len(published[0].Ops) != 1 || len(published[1].Ops) != 1 || published[1].Ops[0].Rec != nil {

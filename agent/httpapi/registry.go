@@ -85,7 +85,9 @@ func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if err != nil {
 		return RegisterResult{}, sv, err
 	}
-	s.host.Apply(puts, deletes)
+	if _, err := s.host.Apply(puts, deletes); err != nil {
+		return RegisterResult{}, sv, storeError(err)
+	}
 	var res RegisterResult
 	if reg.BrokerID != 0 {
 		for _, m := range s.table.Brokers(reg.BrokerName) {
@@ -147,7 +149,8 @@ func (s *Server) withdrawLocked(key string) (ok bool, sv lease.Saving, err error
 			deletes = append(deletes, q.Key())
 		}
 	}
-	return s.host.Apply(nil, deletes), sv, nil
+	ok, err = s.host.Apply(nil, deletes) // a withdrawal is never refused
+	return ok, sv, err
 }
 
 func (r *BrokerRegistration) validate() error {

@@ -156,7 +156,9 @@ func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, m
 	if err != nil {
 		return routes.Instance{}, sv, err
 	}
-	s.host.Apply([]routes.Record{{Znode: &z}}, nil)
+	if _, err := s.host.Apply([]routes.Record{{Znode: &z}}, nil); err != nil {
+		return routes.Instance{}, sv, storeError(err)
+	}
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
 		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: s.table.Local(), Registered: z.Ctime}
 	return in, sv, nil

@@ -42,7 +42,8 @@ func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) 
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
 	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}, nil)
 	if err == nil {
-		s.host.Apply([]routes.Record{{URL: &rec}}, nil)
+		_, err = s.host.Apply([]routes.Record{{URL: &rec}}, nil)
+		err = storeError(err)
 	}
 	s.regMu.Unlock()
 	if err := s.settled(sv, err); err != nil {
@@ -90,13 +91,14 @@ func urlRecord(raw string) (routes.URL, dubbo.URL, error) {
 	return rec, u, nil
 }
 
-// storeError gives a rule write's failure the HTTP status it answers as:
-// 507 past the rules limit, 503 when the data dir could not save it.
+// storeError gives a write's failure the HTTP status it answers as: 507
+// past the rules limit or the agent's record budget (the message names
+// the flag to raise), 503 when the data dir could not save it.
 func storeError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, routes.ErrRulesFull):
+	case errors.Is(err, routes.ErrRulesFull), errors.Is(err, routes.ErrBudget):
 		return errorf(http.StatusInsufficientStorage, "%v", err)
 	}
 	return errorf(http.StatusServiceUnavailable, "%v", err)

@@ -15,8 +15,8 @@ const httpDoor = "http"
 
 // holdHTTP writes the lease of a registration about to be applied (puts
 // and deletes), with the records it will then cover, and sets its TTL: an
-// error (503) means the data dir could not save it, and the caller
-// applies nothing. Otherwise the caller applies the change, lets go of
+// error means the data dir could not save it (503) or the agent's record
+// budget refused it (507), and the caller applies nothing. Otherwise the caller applies the change, lets go of
 // regMu, and waits (settled) before it answers. The lease is the
 // registration's primary key, the prefixes of what else it covers (a
 // master's queues), and its TTL (0: as long as the agent). regMu must be
@@ -31,7 +31,7 @@ func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, puts
 	// unchanged), so a renewal that changes nothing writes nothing.
 	sv, err := s.host.Hold(l, l.RecordsAfter(s.table, puts, deletes))
 	if err != nil {
-		return lease.Saving{}, errorf(http.StatusServiceUnavailable, "%v", err)
+		return lease.Saving{}, storeError(err)
 	}
 	s.ttl.set(key, ttl)
 	return sv, nil

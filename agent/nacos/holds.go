@@ -2,6 +2,7 @@ package nacos
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/url"
 	"slices"
@@ -118,7 +119,7 @@ func (s *Server) change(h holder, puts []routes.Record, drops []string, deadline
 		return sv, nil
 	}
 	if err != nil {
-		return sv, err
+		return sv, budgetError(err)
 	}
 	var dels []string
 	s.mu.Lock()
@@ -144,9 +145,40 @@ func (s *Server) change(h holder, puts []routes.Record, drops []string, deadline
 	}
 	s.mu.Unlock()
 	if len(puts) > 0 || len(dels) > 0 {
-		s.reg.Apply(puts, dels)
+		if _, err := s.reg.Apply(puts, dels); err != nil {
+			// Past the record budget (another door's write came first):
+			// h holds what it held; its lease is put back when it next
+			// changes.
+			s.mu.Lock()
+			for k := range next.recs {
+				s.releaseLocked(h, k)
+			}
+			if old != nil {
+				for k := range old.recs {
+					if s.holders[k] == nil {
+						s.holders[k] = map[holder]struct{}{}
+					}
+					s.holders[k][h] = struct{}{}
+				}
+				s.held[h] = old
+			} else {
+				delete(s.held, h)
+			}
+			s.mu.Unlock()
+			return sv, budgetError(err)
+		}
 	}
 	return sv, nil
+}
+
+// budgetError is the Nacos error of a write past the agent's record
+// budget, OVER_THRESHOLD as Nacos answers past its own limits; any other
+// error is left as it is.
+func budgetError(err error) error {
+	if errors.Is(err, routes.ErrBudget) {
+		return &codedError{nacoswire.ErrOverThreshold, err.Error()}
+	}
+	return err
 }
 
 // saved waits for a change hold wrote (writeMu not held): an error means

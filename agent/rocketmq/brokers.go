@@ -1,6 +1,7 @@
 package rocketmq
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -25,8 +26,9 @@ type registration struct {
 type registerResult struct {
 	masterAddr, haAddr string
 	// unsaved is why the agent's data dir could not write the
-	// registration's lease: nothing of it was applied, and the broker is
-	// told (it registers again within 30 s).
+	// registration's lease, or why its record budget refused it: nothing
+	// of it was applied, and the broker is told (it registers again
+	// within 30 s).
 	unsaved error
 	// saving is the lease write to wait for, with bt.mu let go, before
 	// the registration is acknowledged (lease.Saving).
@@ -145,11 +147,16 @@ func (s *Server) register(c *conn, r registration, body *remoting.RegisterBroker
 	l := leaseOf(lb)
 	sv, err := s.reg.Hold(l, l.RecordsAfter(s.reg.Table(), puts, deletes))
 	if err != nil {
-		s.log.Error("a broker registration could not be saved to the data dir; nothing of it is applied", "broker", r.name, "addr", r.addr, "err", err)
+		if !errors.Is(err, routes.ErrBudget) { // the host logs those, once a minute
+			s.log.Error("a broker registration could not be saved to the data dir; nothing of it is applied", "broker", r.name, "addr", r.addr, "err", err)
+		}
 		return registerResult{unsaved: err, saving: res.saving}, true
 	}
 	res.saving = sv
-	s.reg.Apply(puts, deletes)
+	if _, err := s.reg.Apply(puts, deletes); err != nil {
+		// Past the agent's record budget: nothing of it is applied.
+		return registerResult{unsaved: err, saving: sv}, true
+	}
 	bt.live[key] = lb
 	if registerFirst {
 		s.log.Info("broker registered", "cluster", r.cluster, "broker", r.name, "id", r.id, "addr", r.addr, "topics", len(body.Topics))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
+	"github.com/namecast/namecast/routes"
 )
 
 // orderTopicConfigNS is the KV namespace of ordered topics, returned to
@@ -61,6 +62,10 @@ func (s *Server) registerBroker(c *conn, req *remoting.Command, rep *reply) {
 		res.unsaved = err
 	}
 	if res.unsaved != nil {
+		if errors.Is(res.unsaved, routes.ErrBudget) {
+			rep.fail(remoting.SystemError, "registration refused: "+res.unsaved.Error())
+			return
+		}
 		rep.fail(remoting.SystemError, "registration not saved: "+res.unsaved.Error())
 		return
 	}

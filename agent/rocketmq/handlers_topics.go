@@ -151,10 +151,15 @@ func (s *Server) registerTopic(_ *conn, req *remoting.Command, rep *reply) {
 		if lb := s.providerHere(q.BrokerName); lb != nil {
 			rec.From, rec.StateVersion, rec.Counter = lb.id, lb.version.StateVersion, lb.version.Counter
 		}
-		delete(s.deletedTopics, q.BrokerName+"/"+topic)
 		puts = append(puts, routes.Record{Queue: &rec})
 	}
-	s.reg.Apply(puts, nil)
+	if _, err := s.reg.Apply(puts, nil); err != nil {
+		rep.fail(remoting.SystemError, "topic refused: "+err.Error()) // past the record budget: nothing applied
+		return
+	}
+	for _, q := range td.QueueDatas {
+		delete(s.deletedTopics, q.BrokerName+"/"+topic)
+	}
 }
 
 // providerHere is the live member of the group registered here whose

@@ -32,6 +32,7 @@ type fakeRegistry struct {
 	restored    []lease.Lease          // handed out once by RestoredLeases
 	rulesErr    error                  // guarded by mu: every ApplyRules fails with it
 	leaseErr    error                  // guarded by mu: every PutLease and DropLease fails with it
+	budget      routes.Budget          // bounds the local records, as the agent's host does
 	// hold, while set, keeps this agent's deltas from its peers until the
 	// test hands their ops on (deliver), as gossip may, in any order.
 	hold atomic.Bool
@@ -84,23 +85,26 @@ func newFakeCluster(names ...string) []*fakeRegistry {
 
 func newFake() *fakeRegistry { return newFakeCluster("agent-a")[0] }
 
-func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) bool {
+func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	if hook := f.beforeApply.Load(); hook != nil {
 		(*hook)()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, ok := f.table.ApplyLocal(puts, deletes)
+	d, ok, err := f.table.ApplyLocalWithin(puts, deletes, f.budget, routes.Usage{})
+	if err != nil {
+		return false, err
+	}
 	if ok && f.hold.Load() {
 		f.held = append(f.held, d)
-		return ok
+		return ok, nil
 	}
 	if ok {
 		for _, p := range f.peers {
 			p.table.Apply(d)
 		}
 	}
-	return ok
+	return ok, nil
 }
 
 func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
@@ -140,7 +144,10 @@ func (f *fakeRegistry) PutLease(l lease.Lease) error {
 }
 
 // Hold is PutLease before the change is applied, as the agent's is.
-func (f *fakeRegistry) Hold(l lease.Lease, _ []routes.Record) (lease.Saving, error) {
+func (f *fakeRegistry) Hold(l lease.Lease, recs []routes.Record) (lease.Saving, error) {
+	if _, _, err := f.table.CheckLocal(recs, nil, f.budget, routes.Usage{}); err != nil {
+		return lease.Saving{}, err
+	}
 	return lease.Saving{}, f.PutLease(l)
 }
 

@@ -24,7 +24,7 @@ type leaseRegistry struct {
 	log      []string
 }
 
-func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) bool {
+func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	f.mu.Lock()
 	for _, k := range deletes {
 		f.log = append(f.log, "withdraw "+k)

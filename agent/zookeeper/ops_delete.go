@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"errors"
 	"maps"
 	"strings"
 	"time"
@@ -350,6 +351,9 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 		// be saved changes nothing.
 		var err error
 		if sv, err = s.saveKeysLocked(owner, owner.keys, &rec); err != nil {
+			if errors.Is(err, routes.ErrBudget) {
+				return fail(zkwire.ErrQuotaExceeded) // larger data past the record budget
+			}
 			s.log.Error("setData refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(owner.id), "err", err)
 			return fail(zkwire.ErrSystem)
 		}
@@ -361,7 +365,10 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 	}
 	s.mu.Unlock()
 	if ephemeral {
-		s.reg.Apply([]routes.Record{rec}, nil)
+		if _, err := s.reg.Apply([]routes.Record{rec}, nil); err != nil {
+			s.mu.Lock()
+			return fail(zkwire.ErrQuotaExceeded)
+		}
 	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
 		s.mu.Lock()
 		if w, ok := s.casWrites[casKey]; ok && w.stamp == rec.Znode.Stamp {

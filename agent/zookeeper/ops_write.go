@@ -91,6 +91,9 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 		keys[key] = struct{}{}
 		var err error
 		if sv, err = s.saveKeysLocked(ss, keys, &rec); err != nil {
+			if errors.Is(err, routes.ErrBudget) {
+				return fail(zkwire.ErrQuotaExceeded) // the host logs it, once a minute
+			}
 			s.log.Error("ephemeral create refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(ss.id), "err", err)
 			return fail(zkwire.ErrSystem)
 		}
@@ -104,7 +107,14 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 	}
 	s.mu.Unlock()
 	if ephemeral {
-		s.reg.Apply([]routes.Record{rec}, nil)
+		if _, err := s.reg.Apply([]routes.Record{rec}, nil); err != nil {
+			// Past the record budget (another door's write came first):
+			// the session's lease is put back when it next changes.
+			s.mu.Lock()
+			delete(ss.keys, key)
+			delete(s.owners, key)
+			return fail(zkwire.ErrQuotaExceeded)
+		}
 	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
 		s.mu.Lock()
 		return fail(code)
@@ -130,7 +140,7 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 
 // applyRules writes persistent znodes through the agent, answering what
 // a refusal means to a client: QUOTAEXCEEDED past the agent's bound on
-// rules, SYSTEMERROR when its data dir could not save the change (then
+// rules (and, for ephemeral znodes, past its record budget), SYSTEMERROR when its data dir could not save the change (then
 // nothing changed). s.mu not held.
 // deletedHere is the newest stamp of the other agents' records at key
 // deleted through this agent and not yet withdrawn by them: a create

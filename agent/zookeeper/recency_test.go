@@ -21,10 +21,10 @@ type linkedRegistry struct {
 	out []routes.Delta
 }
 
-func (l *linkedRegistry) Apply(puts []routes.Record, deletes []string) bool {
+func (l *linkedRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	d, ok := l.t.ApplyLocal(puts, deletes)
 	l.queue(d, ok)
-	return ok
+	return ok, nil
 }
 
 func (l *linkedRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {

@@ -218,6 +218,8 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	fs.BoolVar(&c.LeaveOnTerminate, "leave-on-terminate", false, "SIGTERM leaves the cluster (as SIGINT) instead of stopping for a restart")
 	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
 	fs.StringVar(&c.MemoryLimit, "memory-limit", def.MemoryLimit, "soft memory `limit` of this process: auto (follows the live heap), off, or a size such as 64MiB (default $GOMEMLIMIT, else auto; see docs/performance.md)")
+	fs.IntVar(&c.MaxRecords, "max-records", 0, "most `records` this agent holds for its clients (and of any other agent); past it writes fail through their door (default 250000)")
+	fs.IntVar(&c.MaxRecordsMiB, "max-records-mib", 0, "most MiB of records this agent holds for its clients (and of any other agent); past it writes fail through their door (default 256)")
 	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -257,6 +259,8 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 		"leave-on-terminate": func() { cfg.LeaveOnTerminate = c.LeaveOnTerminate },
 		"memory-limit":       func() { cfg.MemoryLimit = c.MemoryLimit },
 		"metrics":            func() { cfg.MetricsAddr = c.MetricsAddr },
+		"max-records":        func() { cfg.MaxRecords = c.MaxRecords },
+		"max-records-mib":    func() { cfg.MaxRecordsMiB = c.MaxRecordsMiB },
 	}
 	for name, apply := range overlay {
 		if set[name] {

@@ -8,6 +8,8 @@ var helps = map[string]string{
 	"namecast_routes_origins":                          "Agents whose records this agent's table holds (itself included).",
 	"namecast_routes_records":                          "Records in this agent's route table, from every origin.",
 	"namecast_routes_local_changes_total":              "Changes written through this agent's doors (registrations, renewals, withdrawals).",
+	"namecast_budget_refused_total":                    "Writes refused because this agent's records would pass --max-records or --max-records-mib.",
+	"namecast_gossip_origins_refused_total":            "Times another agent's records passed this agent's budget and were dropped whole.",
 	"namecast_gossip_members":                          "Cluster members this agent sees alive.",
 	"namecast_gossip_queued":                           "Gossip broadcasts waiting to be sent.",
 	"namecast_gossip_ops_queued_total":                 "Route changes queued for gossip.",

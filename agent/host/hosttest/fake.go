@@ -21,6 +21,9 @@ type Fake struct {
 	NotYet atomic.Bool
 	// RulesErr, when set, fails every ApplyRules with it (a full disk).
 	RulesErr atomic.Pointer[error]
+	// Budget bounds the local records as the agent's host does: Apply,
+	// Hold and HoldAll refuse what would pass it. Set before use.
+	Budget routes.Budget
 }
 
 var _ host.Host = (*Fake)(nil)
@@ -28,9 +31,9 @@ var _ host.Host = (*Fake)(nil)
 // New is a Fake over table.
 func New(table *routes.Table) *Fake { return &Fake{Routes: table} }
 
-func (f *Fake) Apply(puts []routes.Record, deletes []string) bool {
-	_, ok := f.Routes.ApplyLocal(puts, deletes)
-	return ok
+func (f *Fake) Apply(puts []routes.Record, deletes []string) (bool, error) {
+	_, ok, err := f.Routes.ApplyLocalWithin(puts, deletes, f.Budget, routes.Usage{})
+	return ok, err
 }
 
 func (f *Fake) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
@@ -51,11 +54,19 @@ func (f *Fake) TopicRoute(topic string) (routes.TopicRoute, bool) {
 }
 func (f *Fake) PutLease(lease.Lease) error      { return nil }
 func (f *Fake) DropLease(door, id string) error { return nil }
-func (f *Fake) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
-	return lease.Saving{}, nil
+func (f *Fake) Hold(_ lease.Lease, recs []routes.Record) (lease.Saving, error) {
+	_, _, err := f.Routes.CheckLocal(recs, nil, f.Budget, routes.Usage{})
+	return lease.Saving{}, err
 }
-func (f *Fake) Drop(string, string) (lease.Saving, error)    { return lease.Saving{}, nil }
-func (f *Fake) Forget(string, string) lease.Saving           { return lease.Saving{} }
-func (f *Fake) RestoredLeases(door string) []lease.Lease     { return nil }
-func (f *Fake) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
-func (f *Fake) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
+func (f *Fake) Drop(string, string) (lease.Saving, error) { return lease.Saving{}, nil }
+func (f *Fake) Forget(string, string) lease.Saving        { return lease.Saving{} }
+func (f *Fake) RestoredLeases(door string) []lease.Lease  { return nil }
+func (f *Fake) HoldAll(cs []lease.Change) (lease.Saving, error) {
+	var recs []routes.Record
+	for _, c := range cs {
+		recs = append(recs, c.Recs...)
+	}
+	_, _, err := f.Routes.CheckLocal(recs, nil, f.Budget, routes.Usage{})
+	return lease.Saving{}, err
+}
+func (f *Fake) Undo([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
