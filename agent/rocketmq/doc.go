@@ -70,7 +70,8 @@
 //     rewrites queue data when a registration's DataVersion differs from
 //     its address's last, whatever the counter), then the original over
 //     a copy (routes.Queue), then the lower agent name. Which content wins
-//     each conflict is in docs/protocols/conflicts.md. Per broker id, the
+//     each conflict is in the conflict table (conflicts.md, beside
+//     rocketmq-remoting.md). Per broker id, the
 //     address with the higher stateVersion wins, then the newest
 //     registration (routes' recency: a Lamport stamp, then the agent
 //     name); a registration under an id another agent holds with a higher
