@@ -128,14 +128,21 @@ func (st *originState) growth(puts []Record, deletes []string) Usage {
 // yet applied), and that grows them, is refused with a *BudgetError and
 // changes nothing. A change that grows neither their number nor their
 // bytes is always made.
-func (t *Table) ApplyLocalWithin(puts []Record, deletes []string, b Budget, pending Usage) (Delta, bool, error) {
+//
+// keys, when it has one, is the caller's own copy of a put's key (the
+// lease that holds the record names it): the table keeps that string
+// rather than one more copy of its bytes, since a Dubbo URL's key is the
+// whole URL.
+func (t *Table) ApplyLocalWithin(puts []Record, deletes []string, b Budget, pending Usage, keys map[string]string) (Delta, bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.origins[t.local]
 	if err := st.check(puts, deletes, b, pending); err != nil {
 		return Delta{Origin: t.local, Inc: st.inc}, false, err
 	}
+	t.keys = keys
 	d, ok := t.applyLocalLocked(puts, deletes)
+	t.keys = nil
 	return d, ok, nil
 }
 

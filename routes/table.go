@@ -175,6 +175,9 @@ type Table struct {
 	// budget bounds what the table holds of every other origin
 	// (receive.go).
 	budget Budget
+	// keys are the caller's copies of the keys of an ApplyLocalWithin
+	// under way (budget.go); nil otherwise.
+	keys map[string]string
 }
 
 // NewTable returns an empty table for the agent named local, whose own
@@ -214,6 +217,11 @@ func (t *Table) applyLocalLocked(puts []Record, deletes []string) (d Delta, ok b
 		key := r.Key()
 		if key == "" {
 			continue
+		}
+		if k, ok := t.keys[key]; ok {
+			key = k // the caller's copy, not a new one (budget.go)
+		} else if e, ok := st.live.get(key); ok {
+			key = e.key // the same bytes as the record it replaces
 		}
 		switch {
 		case r.Broker != nil:

@@ -45,8 +45,9 @@ type budget struct {
 }
 
 // settle ends the reservations of keys being applied, and those past
-// their time, and returns what the rest reserve.
-func (b *budget) settle(puts []routes.Record, deletes []string) routes.Usage {
+// their time, and returns what the rest reserve, and the leases' strings
+// of the keys being applied (leaseStrings).
+func (b *budget) settle(puts []routes.Record, deletes []string) (routes.Usage, map[string]string) {
 	now := time.Now()
 	touched := map[string]bool{}
 	if len(b.reserved) > 0 {
@@ -58,9 +59,21 @@ func (b *budget) settle(puts []routes.Record, deletes []string) routes.Usage {
 		}
 	}
 	var pending routes.Usage
+	var keys map[string]string
 	kept := b.reserved[:0]
 	for _, r := range b.reserved {
-		if now.After(r.until) || touchesAny(touched, r.keys) {
+		if touchesAny(touched, r.keys) {
+			for _, k := range r.keys {
+				if touched[k] {
+					if keys == nil {
+						keys = map[string]string{}
+					}
+					keys[k] = k
+				}
+			}
+			continue
+		}
+		if now.After(r.until) {
 			continue
 		}
 		kept = append(kept, r)
@@ -69,7 +82,7 @@ func (b *budget) settle(puts []routes.Record, deletes []string) routes.Usage {
 	}
 	clear(b.reserved[len(kept):])
 	b.reserved = kept
-	return pending
+	return pending, keys
 }
 
 func touchesAny(touched map[string]bool, keys []string) bool {
@@ -102,16 +115,42 @@ func (h *Local) reserve(cs []lease.Change) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	pending := h.budget.settle(nil, nil)
+	pending, _ := h.budget.settle(nil, nil)
 	g, keys, err := h.table.CheckLocal(recs, nil, h.cfg.Budget, pending)
 	if err != nil {
 		h.refused(err)
 		return err
 	}
+	keys = leaseStrings(cs, keys)
 	if len(keys) > 0 && (g.Records > 0 || g.Bytes > 0) {
 		h.budget.reserved = append(h.budget.reserved, &reservation{keys: keys, growth: g, until: time.Now().Add(reserveFor)})
 	}
 	return nil
+}
+
+// leaseStrings replaces each of keys by the leases' own string of it,
+// which the table then keeps instead of a copy (Table.ApplyLocalWithin):
+// a Dubbo URL's key is the whole URL, and a copy per holder doubled what
+// an HTTP registration costs.
+func leaseStrings(cs []lease.Change, keys []string) []string {
+	if len(keys) == 0 {
+		return keys
+	}
+	idx := make(map[string]int, len(keys))
+	for i, k := range keys {
+		idx[k] = i
+	}
+	for _, c := range cs {
+		if i, ok := idx[c.Lease.ID]; ok {
+			keys[i] = c.Lease.ID
+		}
+		for _, k := range c.Lease.Keys {
+			if i, ok := idx[k]; ok {
+				keys[i] = k
+			}
+		}
+	}
+	return keys
 }
 
 // unreserve ends the reservation of recs: their lease could not be

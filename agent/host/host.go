@@ -133,8 +133,8 @@ func (h *Local) Apply(puts []routes.Record, deletes []string) (bool, error) {
 // applyLocked is Apply with h.mu held: within the budget, counting what
 // other doors' saved writes reserved, the check and the change one step.
 func (h *Local) applyLocked(puts []routes.Record, deletes []string) (bool, error) {
-	pending := h.budget.settle(puts, deletes)
-	d, ok, err := h.table.ApplyLocalWithin(puts, deletes, h.cfg.Budget, pending)
+	pending, keys := h.budget.settle(puts, deletes)
+	d, ok, err := h.table.ApplyLocalWithin(puts, deletes, h.cfg.Budget, pending, keys)
 	if err != nil {
 		h.refused(err)
 		return false, err

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -102,7 +103,18 @@ type Store struct {
 	booted bool
 }
 
-func leaseKey(door, id string) string { return door + "\x00" + id }
+// leaseKey is the store's name of a lease. A long id (an HTTP
+// registration's is its record's key: a whole Dubbo URL) is named by its
+// SHA-256 instead of a copy of it: the lease itself holds the id, and a
+// second copy of every URL cost as much memory as the table's own
+// (issue 34, item 2). Names are never read back into door and id.
+func leaseKey(door, id string) string {
+	if len(id) <= 64 {
+		return door + "\x00" + id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return door + "\x01" + string(sum[:])
+}
 
 // NewStore makes the lease store of the agent whose table is table, saving
 // to dataDir ("": saving nothing). Restore reads what it saved before.

@@ -91,7 +91,7 @@ func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) (bool, erro
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, ok, err := f.table.ApplyLocalWithin(puts, deletes, f.budget, routes.Usage{})
+	d, ok, err := f.table.ApplyLocalWithin(puts, deletes, f.budget, routes.Usage{}, nil)
 	if err != nil {
 		return false, err
 	}

@@ -32,7 +32,7 @@ var _ host.Host = (*Fake)(nil)
 func New(table *routes.Table) *Fake { return &Fake{Routes: table} }
 
 func (f *Fake) Apply(puts []routes.Record, deletes []string) (bool, error) {
-	_, ok, err := f.Routes.ApplyLocalWithin(puts, deletes, f.Budget, routes.Usage{})
+	_, ok, err := f.Routes.ApplyLocalWithin(puts, deletes, f.Budget, routes.Usage{}, nil)
 	return ok, err
 }
 
