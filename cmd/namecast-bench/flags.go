@@ -41,6 +41,7 @@ type options struct {
 	p4IdleFor                     time.Duration
 	p4MemoryLimit                 string
 	p4GOGC                        string
+	p7Records, p7Znodes, p7Size   int
 
 	p5N      []int
 	p5Trials int
@@ -62,6 +63,7 @@ func defaults() *options {
 		p2N: []int{10, 50}, p2Trials: 8, profiles: []string{"lan", "fast"}, p2IdleFor: 10 * time.Second,
 		p3Clients: []int{1, 4, 16, 64}, p3For: 5 * time.Second, p3Client: "lean", p3Conns: []int{1, 4}, p3Windows: []int{1, 16},
 		p4Agents: 10, p4Brokers: 100, p4Topics: 1000, p4Trials: 3, p4IdleN: 50, p4IdleFor: 30 * time.Second,
+		p7Records: 4000, p7Znodes: 1000, p7Size: 8000,
 		p5N: []int{100, 150, 200}, p5Trials: 10,
 		p6N: []int{1000, 2000}, p6Profiles: []string{"lan"}, p6Trials: 10, p6Crashes: 10, p6GOGC: 400, p6Systems: []string{"namecast", "serf"},
 	}
@@ -73,6 +75,7 @@ func shortSizes(o *options) {
 	o.p2N, o.p2Trials, o.profiles, o.p2IdleFor = []int{5}, 1, []string{"fast"}, 2*time.Second
 	o.p3Clients, o.p3For, o.p3Conns, o.p3Windows = []int{4}, time.Second, []int{1}, []int{16}
 	o.p4Agents, o.p4Brokers, o.p4Topics, o.p4Trials, o.p4IdleN, o.p4IdleFor = 2, 4, 100, 1, 4, 2*time.Second
+	o.p7Records, o.p7Znodes = 200, 100
 	o.p5N, o.p5Trials = []int{10}, 2
 	o.p6N, o.p6Trials, o.p6Crashes, o.p6IdleFor = []int{20}, 3, 1, 10*time.Second
 }
@@ -96,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("namecast-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	scen := "p1,p2,p3,p4,p5,p6"
+	scen := "p1,p2,p3,p4,p5,p6,p7"
 	fs.BoolVar(&o.short, "short", false, "smoke run: small clusters, few trials (under a minute); other flags still apply")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of tables")
 	fs.StringVar(&o.jsonOut, "json-out", "", "also write the JSON report to this file")
@@ -125,6 +128,9 @@ func parseOnto(o *options, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.p4IdleN, "p4-idle-n", o.p4IdleN, "P4 cluster size for idle traffic (0 skips)")
 	fs.DurationVar(&o.p4IdleFor, "p4-idle", o.p4IdleFor, "P4 window for idle traffic")
 	fs.StringVar(&o.p4GOGC, "p4-gogc", "", "P4 joiner process's GOGC (empty: the namecast binary's default)")
+	fs.IntVar(&o.p7Records, "p7-records", o.p7Records, "P7 Dubbo URLs registered through one agent's HTTP door")
+	fs.IntVar(&o.p7Znodes, "p7-znodes", o.p7Znodes, "P7 ephemeral znodes created through one agent's ZooKeeper door, 50 to a session")
+	fs.IntVar(&o.p7Size, "p7-size", o.p7Size, "P7 bytes of each record (a URL's length, a znode's data)")
 	fs.StringVar(&o.p4MemoryLimit, "p4-memory-limit", "", "P4 joiner process's --memory-limit: auto, off or a size (empty: the namecast binary's default)")
 	fs.Func("p5-n", "P5 cluster sizes to try, ascending "+ints(o.p5N), intList(&o.p5N))
 	fs.IntVar(&o.p5Trials, "p5-trials", o.p5Trials, "P5 propagation trials per size and system")

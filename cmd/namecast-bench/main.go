@@ -56,6 +56,7 @@ var scenarios = []scenario{
 	{"P4", "size: a new agent syncing a large table; memory; idle anti-entropy traffic", runP4},
 	{"P5", "scale: the largest cluster this process sustains", runP5},
 	{"P6", "simulated scale: real gossip and routes code vs serf.Serf over an in-memory LAN (0.1-1 ms per link), in virtual time", runP6},
+	{"P7", "memory per byte held: one agent's RSS against the records its clients wrote through a door", runP7},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

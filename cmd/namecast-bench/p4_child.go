@@ -54,8 +54,8 @@ type childResult struct {
 	Error       string  `json:"error,omitempty"`
 }
 
-// isChild reports whether this process was started as a P4 child.
-func isChild() bool { return os.Getenv(childEnv) == "p4-joiner" }
+// isChild reports whether this process was started as a P4 or P7 child.
+func isChild() bool { v := os.Getenv(childEnv); return v == "p4-joiner" || v == "p7-writer" }
 
 func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64, limit, gogc string) (childResult, error) {
 	exe, err := os.Executable()
@@ -83,6 +83,14 @@ func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64, limit, gogc 
 
 // runChild is the child's whole life: it prints one JSON childResult.
 func runChild(stdout io.Writer) int {
+	if os.Getenv(childEnv) == "p7-writer" {
+		res := p7Child()
+		_ = json.NewEncoder(stdout).Encode(res)
+		if res.Error != "" {
+			return 1
+		}
+		return 0
+	}
 	res := childJoinAndMeasure()
 	_ = json.NewEncoder(stdout).Encode(res)
 	if res.Error != "" {
