@@ -17,12 +17,9 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
-	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
-	"github.com/namecast/namecast/agent/nacos"
-	"github.com/namecast/namecast/agent/rocketmq"
-	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/routes"
 )
@@ -38,19 +35,15 @@ type Agent struct {
 
 	readiness readiness
 
-	gossip    *gossip.Gossip
-	mdns      *mdns.Server
-	rocketmq  *rocketmq.Server
-	zookeeper *zookeeper.Server
-	nacos     *nacos.Server
-	ring      *memberlist.Keyring // nil: gossip is not encrypted
-	dirLock   *dirLock            // held while the agent uses its data dir
-	httpLn    net.Listener
-	http      *httpapi.Server
-	metrics   *metrics.Metrics
-	prom      *prometheus.Registry
-	metricsL  metricsListener // --metrics
-	startErr  error           // why Start failed, for Shutdown's last line
+	gossip   *gossip.Gossip
+	mdns     *mdns.Server
+	doors    doorSet
+	ring     *memberlist.Keyring // nil: gossip is not encrypted
+	dirLock  *dirLock            // held while the agent uses its data dir
+	metrics  *metrics.Metrics
+	prom     *prometheus.Registry
+	metricsL metricsListener // --metrics
+	startErr error           // why Start failed, for Shutdown's last line
 
 	// settling: registrations were restored, and our origin is
 	// withheld from gossip until compared with the cluster's (settle.go).
@@ -125,28 +118,22 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startMetrics(); err != nil {
 		return err
 	}
-	if a.httpLn, err = a.listen("http", a.cfg.HTTPAddr, false); err != nil {
+	if err := a.doors.bind(a.cfg.Doors(), a.cfg.Listen, a.log); err != nil {
 		return err
 	}
 	if err := a.startGossip(); err != nil {
 		return err
 	}
-	a.startHost()
+	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
+		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log, Budget: a.cfg.budget()})
 	if a.settling {
 		// Before publishing, and before the doors take the leases
 		// back: what the cluster saw since the files were written wins.
 		a.publishRestored(restored, a.settleRestored(rejoin))
 	}
-	if err := a.startRocketMQ(); err != nil {
-		return err
-	}
-	if err := a.startZooKeeper(); err != nil {
-		return err
-	}
-	if err := a.startNacos(); err != nil {
-		return err
-	}
-	if err := a.startHTTP(); err != nil {
+	env := doorkit.Env{Node: a.cfg.NodeName, Logger: a.cfg.Logger.With("node", a.cfg.NodeName), Metrics: a.metrics,
+		ReadyWait: readyAfter, Agent: httpAgent{a}}
+	if err := a.doors.start(env, a.host); err != nil {
 		return err
 	}
 	if err := a.startMetricsListener(); err != nil {
@@ -228,13 +215,14 @@ func (a *Agent) startGossip() error {
 }
 
 // tags are what peers learn about us: the configured ones plus where our
-// APIs listen.
+// API listens.
 func (a *Agent) tags() map[string]string {
-	t := map[string]string{}
+	t := a.doors.advertised()
 	for k, v := range a.cfg.Tags {
-		t[k] = v
+		if _, ok := t[k]; !ok {
+			t[k] = v
+		}
 	}
-	t["http"] = a.HTTPAddr()
 	return t
 }
 
@@ -285,7 +273,7 @@ func (a *Agent) Leave(ctx context.Context) error {
 // Shutdown stops the agent without leaving: peers keep its routes until
 // it is back (a restart: with a data dir it republishes them at start) or
 // failure detection declares it dead. It saves the registrations one last
-// time, then stops the HTTP listener, the doors, the loops and gossip,
+// time, then closes the doors in reverse order (the HTTP API first), stops the loops and gossip,
 // waits for every goroutine, and last lets go of the data dir's lock.
 // Safe to call more than once.
 func (a *Agent) Shutdown() error {
@@ -294,12 +282,11 @@ func (a *Agent) Shutdown() error {
 		a.leaving.Store(true)
 		a.freezeLeases(false)
 		a.cancel()
-		a.stopHTTP()
+		err = a.doors.close()
 		a.stopMetricsListener()
 		if a.mdns != nil {
 			_ = a.mdns.Shutdown()
 		}
-		err = errors.Join(err, a.stopRocketMQ(), a.stopZooKeeper(), a.stopNacos())
 		a.wg.Wait()
 		a.closeRules()
 		if a.gossip != nil {
@@ -319,13 +306,13 @@ func (a *Agent) Shutdown() error {
 // Done is closed when the agent was asked to leave over the API.
 func (a *Agent) Done() <-chan struct{} { return a.left }
 
-// HTTPAddr is the address the HTTP API listens on (with the real port when
-// configured as 0).
+// HTTPAddr is the address the agent's API listens on (with the real port
+// when configured as 0): the door it publishes to its peers.
 func (a *Agent) HTTPAddr() string {
-	if a.httpLn == nil {
-		return ""
+	for _, addr := range a.doors.advertised() {
+		return addr
 	}
-	return a.httpLn.Addr().String()
+	return ""
 }
 
 // GossipAddr is the address peers reach our gossip on.

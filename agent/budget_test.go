@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/nacos/nacostest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
@@ -74,7 +75,7 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 
 	t.Run("RocketMQ", func(t *testing.T) {
 		a := start(t)
-		cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+		cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 
 	t.Run("ZooKeeper", func(t *testing.T) {
 		a := start(t)
-		zk := dialZK(t, a.ZooKeeperAddr())
+		zk := dialZK(t, a.Addr("zookeeper"))
 		acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 		if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: "/budget", ACL: acl}); code != 0 {
 			t.Fatalf("create /budget: %d", code)
@@ -150,13 +151,13 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 		a := start(t)
 		var conns []*nacostest.Client
 		for i := range max {
-			nc := nacostest.Dial(t, a.NacosGRPCAddr())
+			nc := nacostest.Dial(t, a.Addr("nacos-grpc"))
 			conns = append(conns, nc)
 			if err := nc.Register(service, inst(i)); err != nil {
 				t.Fatalf("instance %d within the budget: %v", i, err)
 			}
 		}
-		nc := nacostest.Dial(t, a.NacosGRPCAddr())
+		nc := nacostest.Dial(t, a.Addr("nacos-grpc"))
 		err := nc.Register(service, inst(max))
 		if err == nil || !strings.Contains(err.Error(), "--max-records") || !strings.Contains(err.Error(), fmt.Sprint(nacoswire.ErrOverThreshold)) {
 			t.Fatalf("instance past the budget: %v, want OVER_THRESHOLD naming --max-records", err)
@@ -171,7 +172,7 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 
 	t.Run("Nacos1xHTTP", func(t *testing.T) {
 		a := start(t)
-		base := "http://" + a.NacosAddr() + "/nacos/v1/ns/instance"
+		base := "http://" + a.Addr("nacos") + "/nacos/v1/ns/instance"
 		send := func(method string, i int) (int, string) {
 			v := url.Values{"serviceName": {service}, "ip": {fmt.Sprintf("10.0.2.%d", i)}, "port": {"20880"},
 				"metadata": {`{"interface":"com.example.Budget","version":"1.0.0","side":"provider"}`}}
@@ -210,7 +211,7 @@ func TestRecordBudgetInBytes(t *testing.T) {
 	a := c.Agent(0)
 	pad := strings.Repeat("a", 7<<10)
 	reg := func(i int) error {
-		_, err := a.HTTP().RegisterURL(fmt.Sprintf("dubbo://10.0.%d.%d:20880/com.example.Big?pad=%s", i/250, i%250, pad), 0)
+		_, err := agent.Door[*httpapi.Server](a).RegisterURL(fmt.Sprintf("dubbo://10.0.%d.%d:20880/com.example.Big?pad=%s", i/250, i%250, pad), 0)
 		return err
 	}
 	n := 0
@@ -248,7 +249,7 @@ func TestReceivingAgentsRefuseAnOriginPastTheBudget(t *testing.T) {
 	a := c.Agent(0)
 	u := func(i int) string { return fmt.Sprintf("dubbo://10.0.3.%d:20880/com.example.Faulty?version=1", i) }
 	for i := range 5 {
-		if _, err := a.HTTP().RegisterURL(u(i), 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u(i), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -265,7 +266,7 @@ func TestReceivingAgentsRefuseAnOriginPastTheBudget(t *testing.T) {
 		})
 	}
 	for i := range 3 {
-		if _, err := a.HTTP().UnregisterURL(u(i)); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).UnregisterURL(u(i)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/httpapi"
+	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 )
@@ -13,7 +14,8 @@ import (
 // default the agent runs with, so /v1/agent and the web UI's Agent page
 // never show zookeeper_delete_hold 0s while 500ms is in force.
 func TestConfigShowsDefaultsInForce(t *testing.T) {
-	c := Config{NodeName: "n", BindAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"}
+	c := Config{NodeName: "n", BindAddr: "127.0.0.1:0"}
+	c.HTTPAddr = "127.0.0.1:0"
 	if err := c.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -23,8 +25,8 @@ func TestConfigShowsDefaultsInForce(t *testing.T) {
 	if c.RulesLimit != DefaultRulesLimit {
 		t.Errorf("rules_limit = %d, want the default %d", c.RulesLimit, DefaultRulesLimit)
 	}
-	if got := time.Duration(c.ZooKeeperGrace); got != DefaultZooKeeperGrace {
-		t.Errorf("zookeeper_grace = %v, want the default %v", got, DefaultZooKeeperGrace)
+	if got := time.Duration(c.ZooKeeperGrace); got != zookeeper.DefaultGrace {
+		t.Errorf("zookeeper_grace = %v, want the default %v", got, zookeeper.DefaultGrace)
 	}
 	if c.RocketMQMaxConns != rocketmq.DefaultMaxConns || c.RocketMQMaxConnsPerIP != rocketmq.DefaultMaxConnsPerIP {
 		t.Errorf("rocketmq_max_conns = %d, rocketmq_max_conns_per_ip = %d; want the defaults %d and %d",
@@ -33,7 +35,7 @@ func TestConfigShowsDefaultsInForce(t *testing.T) {
 	if c.HTTPMaxConns != httpapi.DefaultMaxConns {
 		t.Errorf("http_max_conns = %d, want the default %d", c.HTTPMaxConns, httpapi.DefaultMaxConns)
 	}
-	if got := time.Duration(c.NacosGrace); got != DefaultNacosGrace {
-		t.Errorf("nacos_grace = %v, want the default %v", got, DefaultNacosGrace)
+	if got := time.Duration(c.NacosGrace); got != nacos.DefaultGrace {
+		t.Errorf("nacos_grace = %v, want the default %v", got, nacos.DefaultGrace)
 	}
 }

@@ -30,7 +30,7 @@ func contentCluster(t *testing.T) *agenttest.Cluster {
 // dialRMQ connects to agent i's RocketMQ door; the test's cleanup closes it.
 func dialRMQ(t *testing.T, c *agenttest.Cluster, i int) *rocketmqtest.Client {
 	t.Helper()
-	cl, err := rocketmqtest.Dial(c.Agent(i).RocketMQAddr())
+	cl, err := rocketmqtest.Dial(c.Agent(i).Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}

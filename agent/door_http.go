@@ -15,40 +15,6 @@ import (
 	"github.com/namecast/namecast/internal/buildinfo"
 )
 
-// startHTTP serves the HTTP door (package httpapi) on the listener bound
-// early in Start (peers learn its address from our tags). Like every door
-// it starts before the restored leases no door claims are withdrawn.
-func (a *Agent) startHTTP() error {
-	srv, err := httpapi.New(httpapi.Config{Host: a.host.For("http"), Agent: httpAgent{a}, Node: a.cfg.NodeName,
-		Addr: a.cfg.HTTPAddr, Token: a.cfg.HTTPToken, AllowHosts: a.cfg.HTTPAllowHosts, MaxConns: a.cfg.HTTPMaxConns,
-		Logger: a.log, Metrics: a.metrics})
-	if err != nil {
-		return err
-	}
-	if err := srv.Serve(a.httpLn); err != nil {
-		return err
-	}
-	a.http = srv
-	a.log.Info("door listening", "door", "http", "addr", a.HTTPAddr())
-	a.log.Info("web UI", "url", srv.UIURL())
-	return nil
-}
-
-// stopHTTP closes the HTTP door, or only its listener when it never
-// started.
-func (a *Agent) stopHTTP() {
-	switch {
-	case a.http != nil:
-		_ = a.http.Close()
-	case a.httpLn != nil:
-		a.httpLn.Close()
-	}
-}
-
-// HTTP is the HTTP door: registrations made through it (as PUT /v1/brokers
-// and /v1/urls make them) and its handler. Nil before Start.
-func (a *Agent) HTTP() *httpapi.Server { return a.http }
-
 // httpAgent is what the HTTP door asks of its agent (httpapi.Agent).
 type httpAgent struct{ a *Agent }
 
@@ -82,9 +48,7 @@ func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),
 		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
 		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
-		GossipAddr:  a.GossipAddr(), HTTPAddr: a.HTTPAddr(), RocketMQAddr: a.RocketMQAddr(),
-		ZooKeeperAddr: a.ZooKeeperAddr(), NacosAddr: a.NacosAddr(), NacosGRPCAddr: a.NacosGRPCAddr(),
-		Ready: a.Ready(), Config: cfg,
+		GossipAddr:  a.GossipAddr(), Doors: a.Doors(), Ready: a.Ready(), Config: cfg,
 	}, nil
 }
 
@@ -95,8 +59,10 @@ const redacted = "<redacted>"
 // secrets replaced: it is shown to anyone who can read the API.
 func (a *Agent) redactedConfig() Config {
 	c := a.cfg
-	if c.HTTPToken != "" {
-		c.HTTPToken = redacted
+	for _, d := range c.Doors() {
+		if d.Redact != nil {
+			d.Redact(redacted)
+		}
 	}
 	if c.EncryptKey != "" {
 		c.EncryptKey = redacted

@@ -23,12 +23,12 @@ import (
 func TestNacosDoorServesTheRegistry(t *testing.T) {
 	c := agenttest.Start(t, 2) // agenttest puts Nacos on 127.0.0.1:0
 	a := c.Agent(0)
-	if a.NacosAddr() == "" || a.NacosGRPCAddr() == "" || a.NacosAddr() == a.NacosGRPCAddr() {
-		t.Fatalf("Nacos door on %q, gRPC on %q", a.NacosAddr(), a.NacosGRPCAddr())
+	if a.Addr("nacos") == "" || a.Addr("nacos-grpc") == "" || a.Addr("nacos") == a.Addr("nacos-grpc") {
+		t.Fatalf("Nacos door on %q, gRPC on %q", a.Addr("nacos"), a.Addr("nacos-grpc"))
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
-	nacosURL := "http://" + a.NacosAddr() + "/nacos/v1/ns/instance"
+	nacosURL := "http://" + a.Addr("nacos") + "/nacos/v1/ns/instance"
 	const service = "providers:com.example.NacosGreeter:1.0.0:"
 	inst := url.Values{"serviceName": {service}, "ip": {"10.0.0.7"}, "port": {"20880"},
 		"metadata": {`{"interface":"com.example.NacosGreeter","version":"1.0.0","side":"provider"}`}}
@@ -63,9 +63,9 @@ func TestNacosDoorServesTheRegistry(t *testing.T) {
 	if err := json.Unmarshal(body, &info); err != nil || status != http.StatusOK {
 		t.Fatalf("/v1/agent: %d %s %v", status, body, err)
 	}
-	if info.NacosAddr != a.NacosAddr() || info.NacosGRPCAddr != a.NacosGRPCAddr() || info.Config.Nacos != "127.0.0.1:0" {
+	if info.NacosAddr != a.Addr("nacos") || info.NacosGRPCAddr != a.Addr("nacos-grpc") || info.Config.Nacos != "127.0.0.1:0" {
 		t.Fatalf("/v1/agent says Nacos on %q, gRPC %q, config %q; the door is on %q, %q", info.NacosAddr, info.NacosGRPCAddr,
-			info.Config.Nacos, a.NacosAddr(), a.NacosGRPCAddr())
+			info.Config.Nacos, a.Addr("nacos"), a.Addr("nacos-grpc"))
 	}
 }
 
@@ -119,7 +119,7 @@ func TestNacosPortTaken(t *testing.T) {
 	}
 
 	off := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.NacosAddr = "off" })
-	if got := off.Agent(0).NacosAddr(); got != "" {
+	if got := off.Agent(0).Addr("nacos"); got != "" {
 		t.Fatalf(`NacosAddr with "off" = %q`, got)
 	}
 }

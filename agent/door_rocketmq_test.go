@@ -13,7 +13,7 @@ import (
 // address, and not at all with "off".
 func TestRocketMQDoor(t *testing.T) {
 	c := agenttest.Start(t, 1)
-	addr := c.Agent(0).RocketMQAddr()
+	addr := c.Agent(0).Addr("rocketmq")
 	if addr == "" {
 		t.Fatal("agent started without its RocketMQ listener")
 	}
@@ -28,7 +28,7 @@ func TestRocketMQDoor(t *testing.T) {
 	}
 
 	off := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.RocketMQAddr = "off" })
-	if got := off.Agent(0).RocketMQAddr(); got != "" {
+	if got := off.Agent(0).Addr("rocketmq"); got != "" {
 		t.Fatalf(`RocketMQAddr with "off" = %q`, got)
 	}
 }
@@ -38,7 +38,7 @@ func TestRocketMQDoor(t *testing.T) {
 // unanswered.
 func TestDoorConnectionBoundsFromConfig(t *testing.T) {
 	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.RocketMQMaxConnsPerIP = 1 })
-	addr := c.Agent(0).RocketMQAddr()
+	addr := c.Agent(0).Addr("rocketmq")
 	first, err := rocketmqtest.Dial(addr)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestZooKeeperPortTaken(t *testing.T) {
 	}
 
 	off := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.ZooKeeperAddr = "off" })
-	if got := off.Agent(0).ZooKeeperAddr(); got != "" {
+	if got := off.Agent(0).Addr("zookeeper"); got != "" {
 		t.Fatalf(`ZooKeeperAddr with "off" = %q`, got)
 	}
 }

@@ -1,98 +1,192 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"reflect"
 
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 )
 
-// A door is one protocol the agent serves its clients with: the HTTP API
-// and web UI (package httpapi), RocketMQ's NameServer protocol (package
-// rocketmq), ZooKeeper's (package zookeeper) and Nacos' (package nacos,
-// which serves two listeners: see door_nacos.go). Each keeps its own
-// protocol state (connections, sessions, TTLs) and turns it into records
-// through the host the agent gives every door (package host), and each
-// keeps the same contract with the agent:
-//
-//   - Serve(ln) serves the door's protocol on ln and returns at once. The
-//     agent binds ln (Config.Listen; tests hand in in-memory listeners),
-//     and from then on the door owns it. Before it serves, the door takes
-//     back the leases it held before a restart (package lease), so that
-//     the agent can then withdraw those no door claimed.
-//   - Addr is the address the door serves on (its listener's, with the
-//     real port).
-//   - Close stops accepting, closes every connection and waits for every
-//     goroutine the door started. It withdraws nothing: the agent is going
-//     away, and its records go with it (or come back with its restart).
-//     Safe to call more than once.
-//
-// The connections a door accepts are a conns.Set (package conns) in the
-// RocketMQ, ZooKeeper and Nacos gRPC doors: it refuses a connection past
-// the door's bound, in the door's words (ZooKeeper: MaxClientConns from
-// one client IP, 60 by default, as its maxClientCnxns; Nacos gRPC:
-// MaxConns in all; RocketMQ: MaxConns in all, 10,000, and MaxConnsPerIP,
-// 1,000, where Java's NameServer has none), and its Close is how the
-// door's Close closes the listener and every connection. The HTTP door's
-// connections are one too (MaxConns in all, 10,000), handed to net/http
-// through the set's listener; the Nacos door's HTTP port's are net/http's
-// alone.
-type door interface {
-	Serve(ln net.Listener) error
-	Addr() string
-	Close() error
+// The doors are the protocols the agent serves its clients with (package
+// doorkit says the contract). Config embeds each door's settings in the
+// order the doors start; the agent binds every door's listeners before
+// gossip starts, starts the doors once the host runs and before the
+// restored leases no door claimed are withdrawn, and closes them in
+// reverse order.
+
+// Doors are the doors whose settings c embeds, in their order there; their
+// funcs read and write c.
+func (c *Config) Doors() []doorkit.Spec {
+	var specs []doorkit.Spec
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if !v.Type().Field(i).Anonymous {
+			continue
+		}
+		if s, ok := v.Field(i).Addr().Interface().(doorkit.Settings); ok {
+			specs = append(specs, s.Door())
+		}
+	}
+	return specs
+}
+
+// doorSet is the agent's doors, in Config's order.
+type doorSet struct {
+	list []*aDoor
+}
+
+// aDoor is one registered door: its listeners once bound, the door once
+// it runs.
+type aDoor struct {
+	spec doorkit.Spec
+	lns  []net.Listener
+	door doorkit.Door
+}
+
+// bind binds every door's listeners with listen (Config.Listen; nil: TCP),
+// warning on log of those reachable from the network.
+func (s *doorSet) bind(specs []doorkit.Spec, listen func(name, addr string) (net.Listener, error), log *slog.Logger) error {
+	for _, spec := range specs {
+		d := &aDoor{spec: spec}
+		s.list = append(s.list, d)
+		lns, err := spec.Bind(binder{spec, listen, log})
+		if err != nil {
+			return err
+		}
+		d.lns = lns
+	}
+	return nil
+}
+
+// start starts, in order, every door that bound a listener, each given env
+// with its own view of h (nil: none).
+func (s *doorSet) start(env doorkit.Env, h *host.Local) error {
+	for _, d := range s.list {
+		if len(d.lns) == 0 {
+			continue
+		}
+		if h != nil {
+			env.Host = h.For(d.spec.Name)
+		}
+		door, err := d.spec.Start(env, d.lns)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.spec.Name, err)
+		}
+		d.door = door
+	}
+	return nil
+}
+
+// close closes the doors in reverse order, and the listeners of any that
+// never started.
+func (s *doorSet) close() error {
+	var err error
+	for i := len(s.list) - 1; i >= 0; i-- {
+		d := s.list[i]
+		if d.door != nil {
+			err = errors.Join(err, d.door.Close())
+			continue
+		}
+		for _, ln := range d.lns {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+	}
+	return err
+}
+
+// addr is where the listener named name serves, or "".
+func (s *doorSet) addr(name string) string {
+	for _, d := range s.list {
+		if d.door != nil {
+			for _, addr := range d.door.Addrs() {
+				if addr.Name == name {
+					return addr.Addr
+				}
+			}
+		} else if d.spec.Name == name && len(d.lns) > 0 { // bound, not started yet
+			return d.lns[0].Addr().String()
+		}
+	}
+	return ""
+}
+
+// addrs are the listeners of the doors that run, in their order.
+func (s *doorSet) addrs() []doorkit.Addr {
+	var out []doorkit.Addr
+	for _, d := range s.list {
+		if d.door != nil {
+			out = append(out, d.door.Addrs()...)
+		}
+	}
+	return out
+}
+
+// advertised are the addresses published to peers (gossip tags), by door
+// name: the doors' that say they are (Spec.Advertised).
+func (s *doorSet) advertised() map[string]string {
+	t := map[string]string{}
+	for _, d := range s.list {
+		if d.spec.Advertised {
+			t[d.spec.Name] = s.addr(d.spec.Name)
+		}
+	}
+	return t
+}
+
+// Addr is the address the door listener named name serves on ("http",
+// "rocketmq", "nacos-grpc": a door's name or its second listener's), with
+// the real port when configured as 0; "" when that door is off.
+func (a *Agent) Addr(name string) string { return a.doors.addr(name) }
+
+// Doors are the listeners of the doors that run, in their order.
+func (a *Agent) Doors() []doorkit.Addr { return a.doors.addrs() }
+
+// Door is the running door of type D (*nacos.Server, *zookeeper.Server,
+// *httpapi.Server, ...), for operators and tests; the zero D when no such
+// door runs.
+func Door[D doorkit.Door](a *Agent) D {
+	for _, d := range a.doors.list {
+		if door, ok := d.door.(D); ok {
+			return door
+		}
+	}
+	var zero D
+	return zero
 }
 
 // Host is what the agent gives every door (package host): changes, views,
 // readiness and leases. Nil before Start.
 func (a *Agent) Host() host.Host { return a.host }
 
-// startHost makes the doors' host once gossip runs (its changes are
-// gossiped).
-func (a *Agent) startHost() {
-	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
-		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log, Budget: a.cfg.budget()})
+// binder binds one door's listeners (and the --metrics listener) with
+// listen (Config.Listen; nil: TCP).
+type binder struct {
+	spec   doorkit.Spec
+	listen func(name, addr string) (net.Listener, error)
+	log    *slog.Logger
 }
 
-// listen binds addr for the door whose flag is --name: with Config.Listen
-// when set, else on TCP. off says whether the door can be turned off, for
-// the error's advice.
-func (a *Agent) listen(name, addr string, off bool) (net.Listener, error) {
-	return a.listenAs(name, name, addr, off)
-}
-
-// listenAs is listen for a door's listener named door for Config.Listen
-// ("nacos-grpc") whose address is set by the flag --name.
-func (a *Agent) listenAs(door, name, addr string, off bool) (net.Listener, error) {
-	listen := a.cfg.Listen
+func (b binder) Bind(name, flag, addr, exposed string) (net.Listener, error) {
+	listen := b.listen
 	if listen == nil {
 		listen = func(_, addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}
-	ln, err := listen(door, addr)
+	ln, err := listen(name, addr)
 	if err != nil {
-		advice := fmt.Sprintf("another agent or server may hold it; pick another address with --%s HOST:PORT", name)
-		if off {
-			advice += fmt.Sprintf(", or turn the door off with --%s off", name)
+		advice := fmt.Sprintf("another agent or server may hold it; pick another address with --%s HOST:PORT", flag)
+		if !b.spec.Required {
+			advice += fmt.Sprintf(", or turn the door off with --%s off", flag)
 		}
-		return nil, fmt.Errorf("%s port %s: %w (%s)", door, addr, err, advice)
-	}
-	return ln, nil
-}
-
-// openDoor binds addr for the door whose flag is --name and serves d on
-// it. exposed, when addr is reachable from the network, is logged as a
-// warning: what anyone who connects can then do.
-func (a *Agent) openDoor(name, addr string, d door, exposed string) error {
-	ln, err := a.listen(name, addr, true)
-	if err != nil {
-		return err
-	}
-	if err := d.Serve(ln); err != nil {
-		ln.Close()
-		return err
+		return nil, fmt.Errorf("%s port %s: %w (%s)", name, addr, err, advice)
 	}
 	if host, _, _ := splitHostPort(addr); exposed != "" && !isLoopback(host) {
-		a.log.Warn(exposed, name, d.Addr())
+		b.log.Warn(exposed, name, ln.Addr().String())
 	}
-	return nil
+	return ln, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +35,7 @@ func TestDoorsServeOnListenersTheAgentIsGiven(t *testing.T) {
 		}
 	})
 	a := c.Agent(0)
-	for door, got := range map[string]string{"http": a.HTTPAddr(), "rocketmq": a.RocketMQAddr(), "zookeeper": a.ZooKeeperAddr()} {
+	for door, got := range map[string]string{"http": a.HTTPAddr(), "rocketmq": a.Addr("rocketmq"), "zookeeper": a.Addr("zookeeper")} {
 		if want := "mem:" + door; got != want {
 			t.Errorf("the %s door serves on %q, want the listener it was given, %q", door, got, want)
 		}
@@ -66,4 +67,18 @@ func do(t *testing.T, client *http.Client, req *http.Request) (int, []byte) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, body
+}
+
+// A crashed agent comes back on every door listener it had (the same host
+// coming back), Nacos' two included: clients reconnect where they were.
+func TestRestartKeepsEveryDoorAddress(t *testing.T) {
+	c := agenttest.Start(t, 1)
+	before := c.Agent(0).Doors()
+	if len(before) != 5 {
+		t.Fatalf("the agent serves %v, want five listeners (HTTP, RocketMQ, ZooKeeper, Nacos HTTP and gRPC)", before)
+	}
+	after := c.Restart(0).Doors()
+	if !slices.Equal(before, after) {
+		t.Errorf("restarted on %v, want where it was, %v", after, before)
+	}
 }

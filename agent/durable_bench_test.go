@@ -110,7 +110,7 @@ func writerFor(b *testing.B, c *agenttest.Cluster, door string, w int) func(i in
 			return nil
 		}
 	case "rocketmq", "kv":
-		cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+		cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func writerFor(b *testing.B, c *agenttest.Cluster, door string, w int) func(i in
 			return err
 		}
 	case "zookeeper":
-		zk := dialZKB(b, a.ZooKeeperAddr())
+		zk := dialZKB(b, a.Addr("zookeeper"))
 		acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 		zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: "/bench", ACL: acl})
 		p := fmt.Sprintf("/bench/w%d", w)
@@ -145,7 +145,7 @@ func writerFor(b *testing.B, c *agenttest.Cluster, door string, w int) func(i in
 			return nil
 		}
 	case "nacos":
-		nc := nacostest.Dial(b, a.NacosGRPCAddr())
+		nc := nacostest.Dial(b, a.Addr("nacos-grpc"))
 		return func(i int) error {
 			return nc.Register("providers:com.example.Bench:1.0.0:", nacoswire.Instance{IP: fmt.Sprintf("10.%d.%d.%d", w, i/250%250, i%250),
 				Port: 20880, Weight: 1, Healthy: true, Enabled: true, Metadata: map[string]string{"interface": "com.example.Bench", "version": "1.0.0"}})

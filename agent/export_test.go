@@ -5,13 +5,14 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
 // TTLCount is the number of registrations with a pending TTL deadline, for
 // tests outside the package that check it stays bounded.
-func TTLCount(a *Agent) int { return a.http.PendingTTLs() }
+func TTLCount(a *Agent) int { return Door[*httpapi.Server](a).PendingTTLs() }
 
 // SavedLeases reads what a restart with data dir dir would restore: the
 // records of every saved lease, by lease id.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -26,7 +27,7 @@ func TestURLHeldOverHTTPOutlivesItsZooKeeperSession(t *testing.T) {
 	a := c.Agent(0)
 	const iface = "com.example.Held"
 	const u = "dubbo://10.0.0.7:20880/" + iface + "?anyhost=true&application=held&interface=" + iface + "&side=provider"
-	zk := dialZK(t, a.ZooKeeperAddr())
+	zk := dialZK(t, a.Addr("zookeeper"))
 	acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 	for _, p := range []string{"/dubbo", "/dubbo/" + iface, "/dubbo/" + iface + "/providers"} {
 		if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: acl}); code != 0 && code != zkwire.ErrNodeExists {
@@ -37,7 +38,7 @@ func TestURLHeldOverHTTPOutlivesItsZooKeeperSession(t *testing.T) {
 	if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, ACL: acl, Flags: zkwire.FlagEphemeral}); code != 0 {
 		t.Fatalf("create %s: %d", leaf, code)
 	}
-	if _, err := a.HTTP().RegisterURL(u, 3*time.Second); err != nil {
+	if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	served := func() bool {
@@ -82,7 +83,7 @@ func TestRecordTwoDoorsHoldSurvivesACrashAsLastAcknowledged(t *testing.T) {
 	data := filepath.Join(dir, "agent-0")
 	const iface = "com.example.Shared"
 	const u = "dubbo://10.0.0.8:20880/" + iface + "?anyhost=true&application=shared&interface=" + iface + "&side=provider"
-	zk := dialZK(t, a.ZooKeeperAddr())
+	zk := dialZK(t, a.Addr("zookeeper"))
 	acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 	for _, p := range []string{"/dubbo", "/dubbo/" + iface, "/dubbo/" + iface + "/providers"} {
 		if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: acl}); code != 0 && code != zkwire.ErrNodeExists {
@@ -93,7 +94,7 @@ func TestRecordTwoDoorsHoldSurvivesACrashAsLastAcknowledged(t *testing.T) {
 	if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("from-zookeeper"), ACL: acl, Flags: zkwire.FlagEphemeral}); code != 0 {
 		t.Fatalf("create %s: %d", leaf, code)
 	}
-	rec, err := a.HTTP().RegisterURL(u, time.Minute)
+	rec, err := agent.Door[*httpapi.Server](a).RegisterURL(u, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,8 +102,19 @@ func TestInspectionEndpoints(t *testing.T) {
 	var info httpapi.AgentInfo
 	status, _ := call(t, "GET", a2, "/v1/agent", nil, &info)
 	raw := get(t, a2, "/v1/agent")
-	if status != 200 || info.Node != "agent-2" || info.HTTPAddr != a2 || info.Incarnation == 0 || info.Version == "" {
+	if status != 200 || info.Node != "agent-2" || info.Incarnation == 0 || info.Version == "" {
 		t.Errorf("agent info: %d %+v", status, info)
+	}
+	// Every door's listeners, each under its own key.
+	var addrs map[string]any
+	if err := json.Unmarshal([]byte(raw), &addrs); err != nil {
+		t.Fatal(err)
+	}
+	for key, name := range map[string]string{"httpAddr": "http", "rocketmqAddr": "rocketmq", "zookeeperAddr": "zookeeper",
+		"nacosAddr": "nacos", "nacosGrpcAddr": "nacos-grpc"} {
+		if want := c.Agent(2).Addr(name); want == "" || addrs[key] != want {
+			t.Errorf("/v1/agent %s = %v, want the %s listener's address %q", key, addrs[key], name, want)
+		}
 	}
 	var cfg map[string]any
 	if err := json.Unmarshal(info.Config, &cfg); err != nil {
@@ -158,7 +169,7 @@ func TestUIRoutes(t *testing.T) {
 	if body := get(t, addr, "/ui/topics/Orders"); !strings.Contains(body, `<script type="module" src="/ui/assets/app.js">`) {
 		t.Errorf("deep link did not answer the UI page: %.200s", body)
 	}
-	if got := c.Agent(0).HTTP().UIURL(); got != "http://"+addr+"/ui/" {
+	if got := agent.Door[*httpapi.Server](c.Agent(0)).UIURL(); got != "http://"+addr+"/ui/" {
 		t.Errorf("UIURL %q", got)
 	}
 	var e struct{ Error string }

@@ -64,7 +64,7 @@ func TestBrokerLeasesShownOnEveryAgent(t *testing.T) {
 // expiry its 120 s timeout gives, as a NameServer would.
 func TestBrokerLeaseOfRocketMQBroker(t *testing.T) {
 	c := agenttest.Start(t, 2)
-	cl, err := rocketmqtest.Dial(c.Agent(0).RocketMQAddr())
+	cl, err := rocketmqtest.Dial(c.Agent(0).Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}

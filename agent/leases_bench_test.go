@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 )
 
 // BenchmarkDurableRegistration is the price of a registration's answer
@@ -26,13 +28,13 @@ func BenchmarkDurableRegistration(b *testing.B) {
 				c := agenttest.Start(b, 1, opts...)
 				a := c.Agent(0)
 				for i := range held {
-					if _, err := a.HTTP().RegisterURL(benchURL("held", i), time.Hour); err != nil {
+					if _, err := agent.Door[*httpapi.Server](a).RegisterURL(benchURL("held", i), time.Hour); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
-					if _, err := a.HTTP().RegisterURL(benchURL("new", i), time.Hour); err != nil {
+					if _, err := agent.Door[*httpapi.Server](a).RegisterURL(benchURL("new", i), time.Hour); err != nil {
 						b.Fatal(err)
 					}
 				}

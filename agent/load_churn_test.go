@@ -9,6 +9,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -111,12 +112,12 @@ func churnAgent(a *agent.Agent, round, n int) error {
 		} else {
 			keep = append(keep, u)
 		}
-		if _, err := a.HTTP().RegisterURL(u, ttl); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, ttl); err != nil {
 			return err
 		}
 	}
 	for _, u := range keep {
-		if ok, err := a.HTTP().UnregisterURL(u); !ok || err != nil {
+		if ok, err := agent.Door[*httpapi.Server](a).UnregisterURL(u); !ok || err != nil {
 			return fmt.Errorf("unregister %s: %v %v", u, ok, err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/namecast/namecast/agent/doorkit"
 )
 
 // metricsListener is the --metrics listener and its server.
@@ -22,7 +24,7 @@ func (a *Agent) startMetricsListener() error {
 	if a.cfg.MetricsAddr == "" {
 		return nil
 	}
-	ln, err := a.listen("metrics", a.cfg.MetricsAddr, false)
+	ln, err := binder{spec: doorkit.Spec{Required: true}, listen: a.cfg.Listen, log: a.log}.Bind("metrics", "metrics", a.cfg.MetricsAddr, "")
 	if err != nil {
 		return err
 	}

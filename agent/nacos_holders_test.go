@@ -9,6 +9,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/nacos/nacostest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
@@ -38,7 +39,7 @@ func startNacosHolders(t *testing.T, grace time.Duration) *agent.Agent {
 // returns it with the URL the agent serves for it.
 func registerOverNacos(t *testing.T, a *agent.Agent) (*nacostest.Client, string) {
 	t.Helper()
-	nc := nacostest.Dial(t, a.NacosGRPCAddr())
+	nc := nacostest.Dial(t, a.Addr("nacos-grpc"))
 	if err := nc.Register(nacosHeldService, nacosHeldInst()); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestNacosURLHeldOverHTTPOutlivesItsConnection(t *testing.T) {
 	nc, u := registerOverNacos(t, a)
 	const ttl = 3 * time.Second
 	registered := time.Now()
-	if _, err := a.HTTP().RegisterURL(u, ttl); err != nil {
+	if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, ttl); err != nil {
 		t.Fatal(err)
 	}
 	nc.Close()
@@ -95,7 +96,7 @@ func TestNacosURLHeldOverHTTPOutlivesItsConnection(t *testing.T) {
 func TestNacosURLOutlivesItsHTTPTTL(t *testing.T) {
 	a := startNacosHolders(t, 200*time.Millisecond)
 	nc, u := registerOverNacos(t, a)
-	if _, err := a.HTTP().RegisterURL(u, time.Second); err != nil {
+	if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Eventually(t, 20*time.Second, func() error {
@@ -125,7 +126,7 @@ func TestNacosURLOutlivesAZooKeeperSession(t *testing.T) {
 	if err := nc.Deregister(nacosHeldService, nacosHeldInst()); err != nil || servesURL(a, u) {
 		t.Fatalf("deregister: %v, still served: %v", err, servesURL(a, u))
 	}
-	zk := dialZK(t, a.ZooKeeperAddr())
+	zk := dialZK(t, a.Addr("zookeeper"))
 	acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 	for _, p := range []string{"/dubbo", "/dubbo/" + nacosHeldIface, "/dubbo/" + nacosHeldIface + "/providers"} {
 		if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: acl}); code != 0 && code != zkwire.ErrNodeExists {

@@ -33,7 +33,7 @@ func TestNacosMetrics(t *testing.T) {
 	}
 	other := nacosHeldInst()
 	other.IP = "10.0.0.12"
-	if err := nacostest.Dial(t, a.NacosGRPCAddr()).Register(nacosHeldService, other); err != nil { // pushed to the subscriber
+	if err := nacostest.Dial(t, a.Addr("nacos-grpc")).Register(nacosHeldService, other); err != nil { // pushed to the subscriber
 		t.Fatal(err)
 	}
 	if code, body := nacosHTTP(t, a, "POST", "/nacos/v1/ns/instance", beatInst); code != 200 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/nacos/nacostest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/internal/testutil"
@@ -20,7 +21,7 @@ import (
 // nacosHTTP calls the Nacos door's 1.x HTTP API.
 func nacosHTTP(t *testing.T, a *agent.Agent, method, path string, form url.Values) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, "http://"+a.NacosAddr()+path+"?"+form.Encode(), nil)
+	req, _ := http.NewRequest(method, "http://"+a.Addr("nacos")+path+"?"+form.Encode(), nil)
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
@@ -64,7 +65,7 @@ func TestNacosInstancesSurviveRestart(t *testing.T) {
 	const grace = time.Second
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir), func(cfg *agent.Config) { cfg.NacosGrace = agent.Duration(grace) })
 	a := c.Agent(0)
-	nc := nacostest.Dial(t, a.NacosGRPCAddr())
+	nc := nacostest.Dial(t, a.Addr("nacos-grpc"))
 	kept, dropped := nacosHeldInst(), nacosHeldInst()
 	dropped.IP = "10.0.0.10"
 	for _, in := range []nacoswire.Instance{kept, dropped} {
@@ -113,7 +114,7 @@ func TestNacosInstancesSurviveRestart(t *testing.T) {
 	if code, body := nacosHTTP(t, a, "PUT", "/nacos/v1/ns/instance/beat", beatInst); code != 200 || !strings.Contains(body, `"code":10200`) {
 		t.Fatalf("a beat after the restart: %d %s, want code 10200 (the instance held by its beats again)", code, body)
 	}
-	back := nacostest.Dial(t, a.NacosGRPCAddr()) // the client reconnects and redoes its registration
+	back := nacostest.Dial(t, a.Addr("nacos-grpc")) // the client reconnects and redoes its registration
 	if err := back.Register(nacosHeldService, kept); err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +177,12 @@ func TestUnclaimedNacosLeaseLeavesWhatHTTPHolds(t *testing.T) {
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
 	a := c.Agent(0)
 	_, u := registerOverNacos(t, a)
-	if _, err := a.HTTP().RegisterURL(u, 0); err != nil {
+	if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, 0); err != nil {
 		t.Fatal(err)
 	}
 	other := nacosHeldInst()
 	other.IP = "10.0.0.13"
-	nc := nacostest.Dial(t, a.NacosGRPCAddr())
+	nc := nacostest.Dial(t, a.Addr("nacos-grpc"))
 	if err := nc.Register(nacosHeldService, other); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/routes"
@@ -26,7 +27,7 @@ func TestRegisterBrokerReplacesOnlyItsOwnTopics(t *testing.T) {
 		for _, tp := range topics {
 			r.Topics[tp] = httpapi.TopicConfig{ReadQueueNums: 4, WriteQueueNums: 4, Perm: perm}
 		}
-		if _, err := a.HTTP().RegisterBroker(r, 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).RegisterBroker(r, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,14 +91,14 @@ func BenchmarkReRegisterBroker(b *testing.B) {
 		for t := range 1000 {
 			regs[i].Topics[fmt.Sprintf("topic-%04d", t)] = httpapi.TopicConfig{ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
 		}
-		if _, err := a.HTTP().RegisterBroker(regs[i], 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).RegisterBroker(regs[i], 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := a.HTTP().RegisterBroker(regs[i%len(regs)], 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a).RegisterBroker(regs[i%len(regs)], 0); err != nil {
 			b.Fatal(err)
 		}
 	}

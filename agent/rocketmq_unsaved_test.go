@@ -25,7 +25,7 @@ import (
 func TestRocketMQChangeThatCannotBeSavedChangesNothing(t *testing.T) {
 	c := agenttest.Start(t, 2, agenttest.WithDataDirs(t.TempDir()))
 	a, peer := c.Agent(0), c.Agent(1)
-	cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+	cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRocketMQCloseThatCannotBeSavedWithdrawsAndSavesLater(t *testing.T) {
 	dir := t.TempDir()
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
 	a := c.Agent(0)
-	cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+	cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}

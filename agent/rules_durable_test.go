@@ -51,7 +51,7 @@ func TestAcknowledgedRuleIsDurable(t *testing.T) {
 	if has(ruleKey(3)) {
 		t.Fatal("right after its delete was acknowledged, the data dir still holds rule 3")
 	}
-	cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+	cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRuleThatCannotBeSavedChangesNothing(t *testing.T) {
 	if status, _ := call(t, "DELETE", a.HTTPAddr(), "/v1/urls?url="+url.QueryEscape(ruleURL(1)), nil, nil); status != 503 {
 		t.Fatalf("unsavable delete: status %d, want 503", status)
 	}
-	cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+	cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRuleThatCannotBeSavedChangesNothing(t *testing.T) {
 func TestRulesAreBoundedThroughEveryDoor(t *testing.T) {
 	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.RulesLimit = 16 << 10 })
 	a := c.Agent(0)
-	cl, err := rocketmqtest.Dial(a.RocketMQAddr())
+	cl, err := rocketmqtest.Dial(a.Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestRulesSnapshotDamageThatStaysJSONIsFound(t *testing.T) {
 	dir := t.TempDir()
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
 	saved := filepath.Join(dir, "agent-0")
-	cl, err := rocketmqtest.Dial(c.Agent(0).RocketMQAddr())
+	cl, err := rocketmqtest.Dial(c.Agent(0).Addr("rocketmq"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestDamagedLeaseSnapshotLeavesRulesAlone(t *testing.T) {
 	saved := filepath.Join(dir, "agent-0")
 	put := func(key, value string) {
 		t.Helper()
-		cl, err := rocketmqtest.Dial(c.Agent(0).RocketMQAddr())
+		cl, err := rocketmqtest.Dial(c.Agent(0).Addr("rocketmq"))
 		if err != nil {
 			t.Fatal(err)
 		}

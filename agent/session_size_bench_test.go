@@ -38,7 +38,7 @@ func BenchmarkSessionSize(b *testing.B) {
 					opts = append(opts, agenttest.WithDataDirs(b.TempDir()))
 				}
 				c := agenttest.Start(b, 1, opts...)
-				zk := dialZKB(b, c.Agent(0).ZooKeeperAddr())
+				zk := dialZKB(b, c.Agent(0).Addr("zookeeper"))
 				zk.nc.SetDeadline(time.Now().Add(time.Hour))
 				acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 				zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: "/dubbo", ACL: acl})

@@ -75,7 +75,7 @@ func (c *zkClient) call(op int32, rec zkwire.Record) int32 {
 func TestEphemeralSetDataIsDurable(t *testing.T) {
 	dir := t.TempDir()
 	c := agenttest.Start(t, 1, agenttest.WithDataDirs(dir))
-	zk := dialZK(t, c.Agent(0).ZooKeeperAddr())
+	zk := dialZK(t, c.Agent(0).Addr("zookeeper"))
 	acl := []zkwire.ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 	for _, p := range []string{"/services", "/services/app"} {
 		if code := zk.call(zkwire.OpCreate, &zkwire.CreateRequest{Path: p, ACL: acl}); code != 0 && code != zkwire.ErrNodeExists {

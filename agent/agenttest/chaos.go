@@ -89,7 +89,7 @@ func (s *ChaosSystem) Register(i int, r chaos.Registration) error {
 	for _, t := range r.Topics {
 		reg.Topics[t] = httpapi.TopicConfig{ReadQueueNums: rq, WriteQueueNums: wq, Perm: perm}
 	}
-	_, err := a.HTTP().RegisterBroker(reg, r.TTL)
+	_, err := agent.Door[*httpapi.Server](a).RegisterBroker(reg, r.TTL)
 	return err
 }
 
@@ -102,7 +102,7 @@ func (s *ChaosSystem) Unregister(i int, r chaos.Registration) (bool, error) {
 		}
 		return err == nil, err
 	}
-	return a.HTTP().UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID)
+	return agent.Door[*httpapi.Server](a).UnregisterBroker(r.Cluster, r.BrokerName, r.BrokerID)
 }
 
 // do makes one API call; any status but 200 is an error, except 404,

@@ -8,10 +8,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +32,7 @@ type Cluster struct {
 	mu     sync.Mutex
 	agents []*agent.Agent
 	cfgs   []agent.Config
+	bound  []map[string]string // each slot's door listeners' last addresses, by listener name
 	tune   func(*memberlist.Config)
 }
 
@@ -65,10 +69,9 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 		cfg := agent.DefaultConfig()
 		cfg.NodeName = fmt.Sprintf("agent-%d", i)
 		cfg.BindAddr = "127.0.0.1:0"
-		cfg.HTTPAddr = "127.0.0.1:0"
-		cfg.RocketMQAddr = "127.0.0.1:0"
-		cfg.ZooKeeperAddr = "127.0.0.1:0"
-		cfg.NacosAddr = "127.0.0.1:0"
+		for _, d := range cfg.Doors() {
+			*d.Addr = "127.0.0.1:0"
+		}
 		cfg.Cluster = c.label
 		cfg.Profile = "local"
 		cfg.LeaveTimeout = agent.Duration(2 * time.Second)
@@ -83,14 +86,31 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 			cfg.Join = []string{c.agents[0].GossipAddr()}
 		}
 		c.cfgs = append(c.cfgs, cfg)
-		c.agents = append(c.agents, c.startAgent(cfg))
+		c.bound = append(c.bound, map[string]string{})
+		c.agents = append(c.agents, c.startAgent(i, cfg))
 	}
 	c.WaitMembers(n)
 	return c
 }
 
-func (c *Cluster) startAgent(cfg agent.Config) *agent.Agent {
+// startAgent starts the agent of slot i. A door listener on port 0 binds
+// where the slot's last agent's did, when it had one (the same host coming
+// back): Crash and Leave remember them.
+func (c *Cluster) startAgent(i int, cfg agent.Config) *agent.Agent {
 	c.t.Helper()
+	c.mu.Lock()
+	bound := maps.Clone(c.bound[i])
+	c.mu.Unlock()
+	listen := cfg.Listen
+	cfg.Listen = func(name, addr string) (net.Listener, error) {
+		if last, ok := bound[name]; ok && strings.HasSuffix(addr, ":0") {
+			addr = last
+		}
+		if listen != nil {
+			return listen(name, addr)
+		}
+		return net.Listen("tcp", addr)
+	}
 	a, err := agent.New(cfg)
 	if err != nil {
 		c.t.Fatalf("agent %s: %v", cfg.NodeName, err)
@@ -131,17 +151,22 @@ func (c *Cluster) Crash(i int) {
 	a := c.agents[i]
 	c.agents[i] = nil
 	if a != nil {
-		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
-		if addr := a.RocketMQAddr(); addr != "" {
-			c.cfgs[i].RocketMQAddr = addr
-		}
-		if addr := a.ZooKeeperAddr(); addr != "" {
-			c.cfgs[i].ZooKeeperAddr = addr
-		}
+		c.remember(i, a)
 	}
 	c.mu.Unlock()
 	if a != nil {
 		a.Shutdown()
+	}
+}
+
+// remember keeps where agent i listens, for its restart: its gossip
+// address and every door listener's (c.mu held).
+func (c *Cluster) remember(i int, a *agent.Agent) {
+	c.cfgs[i].BindAddr = a.GossipAddr()
+	for _, d := range a.Doors() {
+		if _, _, err := net.SplitHostPort(d.Addr); err == nil && !strings.HasPrefix(d.Addr, "mem:") {
+			c.bound[i][d.Name] = d.Addr
+		}
 	}
 }
 
@@ -151,7 +176,7 @@ func (c *Cluster) Leave(i int) {
 	a := c.agents[i]
 	c.agents[i] = nil
 	if a != nil {
-		c.cfgs[i].BindAddr, c.cfgs[i].HTTPAddr = a.GossipAddr(), a.HTTPAddr()
+		c.remember(i, a)
 	}
 	c.mu.Unlock()
 	if a != nil {
@@ -183,7 +208,7 @@ func (c *Cluster) RestartWith(i int, edit func(*agent.Config)) *agent.Agent {
 	if edit != nil {
 		edit(&cfg)
 	}
-	a := c.startAgent(cfg)
+	a := c.startAgent(i, cfg)
 	c.mu.Lock()
 	c.agents[i] = a
 	c.mu.Unlock()

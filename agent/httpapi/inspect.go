@@ -1,12 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/serf/coordinate"
+
+	"github.com/namecast/namecast/agent/doorkit"
 )
 
 // Read-only endpoints for looking at the cluster rather than routing in
@@ -16,20 +20,53 @@ import (
 
 // AgentInfo is GET /v1/agent: what the agent says of itself (Agent.Info).
 type AgentInfo struct {
-	Node          string          `json:"node"`
-	Version       string          `json:"version"`
-	GoVersion     string          `json:"goVersion"`
-	Started       time.Time       `json:"started"`
-	Uptime        string          `json:"uptime"`
-	Incarnation   uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
-	GossipAddr    string          `json:"gossipAddr"`
-	HTTPAddr      string          `json:"httpAddr"`
-	RocketMQAddr  string          `json:"rocketmqAddr"`
-	ZooKeeperAddr string          `json:"zookeeperAddr"`
-	NacosAddr     string          `json:"nacosAddr"` // HTTP; gRPC is NacosGRPCAddr
-	NacosGRPCAddr string          `json:"nacosGrpcAddr"`
-	Ready         bool            `json:"ready"`
-	Config        json.RawMessage `json:"config"`
+	Node        string          `json:"node"`
+	Version     string          `json:"version"`
+	GoVersion   string          `json:"goVersion"`
+	Started     time.Time       `json:"started"`
+	Uptime      string          `json:"uptime"`
+	Incarnation uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
+	GossipAddr  string          `json:"gossipAddr"`
+	Ready       bool            `json:"ready"`
+	Config      json.RawMessage `json:"config"`
+	// Doors are the listeners of the doors that run, each shown as
+	// "<name>Addr" in camel case: httpAddr, rocketmqAddr, nacosGrpcAddr.
+	Doors []doorkit.Addr `json:"-"`
+}
+
+// MarshalJSON writes the fields and one key per door listener, & < > as
+// themselves, as the answer around it is written.
+func (i AgentInfo) MarshalJSON() ([]byte, error) {
+	type fields AgentInfo
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fields(i)); err != nil {
+		return nil, err
+	}
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		return nil, err
+	}
+	for _, d := range i.Doors {
+		m[addrKey(d.Name)], _ = json.Marshal(d.Addr)
+	}
+	buf.Reset()
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// addrKey is a listener's key in AgentInfo: nacos-grpc is nacosGrpcAddr.
+func addrKey(name string) string {
+	parts := strings.Split(name, "-")
+	for i, p := range parts[1:] {
+		if p != "" {
+			parts[i+1] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "") + "Addr"
 }
 
 func (s *Server) getAgent(r *http.Request) (any, error) { return s.agent.Info() }

@@ -246,7 +246,7 @@ func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 
 // Close stops both listeners and every connection, then waits for the
 // door's goroutines. It withdraws nothing (the door contract, package
-// agent's doors.go): the agent is going away, and its records go with it,
+// doorkit): the agent is going away, and its records go with it,
 // or come back with its restart, held by the leases the door saved until
 // their clients reconnect or their grace ends.
 func (s *Server) Close() error {

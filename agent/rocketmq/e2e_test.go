@@ -8,27 +8,19 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/agenttest"
-	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
-// nameServer is agent i's RocketMQ address. Agents serve it themselves
-// (RocketMQAddr); the fallback attaches a Server to the agent for trees
-// where the agent does not start one.
+// nameServer is agent i's RocketMQ address: the agent serves it itself.
 func nameServer(t *testing.T, c *agenttest.Cluster, i int) string {
 	t.Helper()
-	a := c.Agent(i)
-	if w, ok := any(a).(interface{ RocketMQAddr() string }); ok && w.RocketMQAddr() != "" {
-		return w.RocketMQAddr()
+	addr := c.Agent(i).Addr("rocketmq")
+	if addr == "" {
+		t.Fatalf("agent %d serves no RocketMQ door", i)
 	}
-	s, err := rocketmq.NewServer(rocketmq.Config{Host: a.Host()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.ServeDoor(t, s)
-	return s.Addr()
+	return addr
 }
 
 func dialAgent(t *testing.T, addr string) *rocketmqtest.Client {

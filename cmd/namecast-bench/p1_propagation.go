@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/bench"
 	"github.com/namecast/namecast/routes"
 )
@@ -112,7 +114,7 @@ func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propa
 		origin := agents[rand.IntN(len(agents))]
 		topic := fmt.Sprintf("p1-%d-%d", n, i)
 		out, err := watchNamecast(ctx, agents, hasRoute(topic), func() error {
-			_, err := origin.Agent.HTTP().RegisterBroker(brokerOf("b-"+topic, topic), 0)
+			_, err := agent.Door[*httpapi.Server](origin.Agent).RegisterBroker(brokerOf("b-"+topic, topic), 0)
 			return err
 		})
 		if err != nil {
@@ -125,7 +127,7 @@ func propagateNamecast(ctx context.Context, n, trials int, withdraw bool) (propa
 			continue
 		}
 		out, err = watchNamecast(ctx, agents, noRoute(topic), func() error {
-			origin.Agent.HTTP().UnregisterBroker("bench", "b-"+topic, 0)
+			agent.Door[*httpapi.Server](origin.Agent).UnregisterBroker("bench", "b-"+topic, 0)
 			return nil
 		})
 		if err != nil {
@@ -171,7 +173,7 @@ const p1TTL = 2 * time.Second
 func expireNamecast(ctx context.Context, agents []*bench.Agent, origin *bench.Agent, topic string) (bench.Outcome, error) {
 	deadline := time.Now().Add(p1TTL)
 	reg, err := watchNamecast(ctx, agents, hasRoute(topic), func() error {
-		_, err := origin.Agent.HTTP().RegisterBroker(brokerOf("b-"+topic, topic), p1TTL)
+		_, err := agent.Door[*httpapi.Server](origin.Agent).RegisterBroker(brokerOf("b-"+topic, topic), p1TTL)
 		return err
 	})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/bench"
 )
 
@@ -137,7 +139,7 @@ func startWithdrawNamecast(ctx context.Context, n int, profile string) (*bench.C
 		return nil, err
 	}
 	for _, a := range c.Running() {
-		if _, err := a.Agent.HTTP().RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a.Agent).RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -185,7 +187,7 @@ func replaceNamecast(ctx context.Context, c *bench.Cluster, n int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.Agent.HTTP().RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
+	if _, err := agent.Door[*httpapi.Server](a.Agent).RegisterBroker(brokerOf("b-"+a.Name, "t-"+a.Name), 0); err != nil {
 		return err
 	}
 	if err := c.WaitMembers(ctx, n); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/bench"
 )
 
@@ -48,7 +49,7 @@ func runP3(ctx context.Context, o *options) ([]bench.Figure, error) {
 		for t := range 100 {
 			topics = append(topics, fmt.Sprintf("topic-%03d", t))
 		}
-		if _, err := a.Agent.HTTP().RegisterBroker(brokerOf(fmt.Sprintf("broker-%d", i), topics...), 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](a.Agent).RegisterBroker(brokerOf(fmt.Sprintf("broker-%d", i), topics...), 0); err != nil {
 			return nil, err
 		}
 	}
@@ -73,7 +74,7 @@ func runP3(ctx context.Context, o *options) ([]bench.Figure, error) {
 			}
 		}
 	}
-	f, err := runP3RocketMQ(ctx, a.Agent.RocketMQAddr(), o)
+	f, err := runP3RocketMQ(ctx, a.Agent.Addr("rocketmq"), o)
 	return append(figs, f...), err
 }
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/bench"
 	"github.com/namecast/namecast/routes"
 )
@@ -72,7 +74,7 @@ func buildTable(ctx context.Context, c *bench.Cluster, o *options) (time.Duratio
 	agents := c.Running()
 	for b := range o.p4Brokers {
 		reg := brokerOf(fmt.Sprintf("broker-%03d", b), topics...)
-		if _, err := agents[b%len(agents)].Agent.HTTP().RegisterBroker(reg, 0); err != nil {
+		if _, err := agent.Door[*httpapi.Server](agents[b%len(agents)].Agent).RegisterBroker(reg, 0); err != nil {
 			return 0, err
 		}
 	}

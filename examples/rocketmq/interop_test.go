@@ -17,7 +17,6 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"github.com/namecast/namecast/agent/agenttest"
-	namesrv "github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
@@ -28,20 +27,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// nameServer is agent i's RocketMQ address; the fallback attaches a server
-// to the agent for trees where the agent does not start one itself.
+// nameServer is agent i's RocketMQ address: the agent serves it itself.
 func nameServer(t *testing.T, c *agenttest.Cluster, i int) string {
 	t.Helper()
-	a := c.Agent(i)
-	if w, ok := any(a).(interface{ RocketMQAddr() string }); ok && w.RocketMQAddr() != "" {
-		return w.RocketMQAddr()
+	addr := c.Agent(i).Addr("rocketmq")
+	if addr == "" {
+		t.Fatalf("agent %d serves no RocketMQ door", i)
 	}
-	s, err := namesrv.NewServer(namesrv.Config{Host: a.Host()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.ServeDoor(t, s)
-	return s.Addr()
+	return addr
 }
 
 // publishQueues asks through a fresh admin client: an admin caches every

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Door is a door's side of its contract with the agent (package agent,
-// doors.go): it serves on a listener it is handed, and Close stops it.
+// Door is a door's side of its contract with the agent (package
+// doorkit): it serves on a listener it is handed, and Close stops it.
 type Door interface {
 	Serve(ln net.Listener) error
 	Close() error

@@ -42,7 +42,7 @@ func cluster(t *testing.T, n int) (*agenttest.Cluster, []*nacos.Server) {
 	})
 	doors := make([]*nacos.Server, n)
 	for i := range n {
-		if doors[i] = c.Agent(i).Nacos(); doors[i] == nil {
+		if doors[i] = agent.Door[*nacos.Server](c.Agent(i)); doors[i] == nil {
 			t.Fatalf("agent %d serves no Nacos door", i)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/internal/testutil"
 )
@@ -157,7 +158,7 @@ func TestHTTP1xBeatsAfterRestart(t *testing.T) {
 	}
 	testutil.Eventually(t, 10*time.Second, listedOn(doors[1]))
 	a := c.Restart(0) // no data dir: the agent forgets the instance
-	door0 := a.Nacos()
+	door0 := agent.Door[*nacos.Server](a)
 	testutil.Eventually(t, 10*time.Second, func() error {
 		if h := hosts1x(t, doors[1], svc); len(h) != 0 {
 			return fmt.Errorf("agent 1 still lists %v from before the restart", h)

@@ -15,6 +15,7 @@ import (
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
 	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -68,7 +69,7 @@ func TestRestartKeepsInstances(t *testing.T) {
 		}
 	})
 	provider, err := clients.NewNamingClient(vo.NacosClientParam{ClientConfig: clientConfig(t.TempDir()),
-		ServerConfigs: serverConfigs(t, c.Agent(0).Nacos())})
+		ServerConfigs: serverConfigs(t, agent.Door[*nacos.Server](c.Agent(0)))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestRestartKeepsInstances(t *testing.T) {
 	if ok, err := provider.RegisterInstance(dubboParam("10.0.0.78", 50052)); !ok || err != nil {
 		t.Fatalf("register: %v %v", ok, err)
 	}
-	sub := namingClient(t, c.Agent(1).Nacos())
+	sub := namingClient(t, agent.Door[*nacos.Server](c.Agent(1)))
 	var l latest
 	if err := sub.Subscribe(&vo.SubscribeParam{ServiceName: dubboService, SubscribeCallback: l.callback}); err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestRestartKeepsInstances(t *testing.T) {
 	// Past the restored holder's grace (from readiness), the instance is
 	// held by the client's new connection.
 	testutil.Eventually(t, 30*time.Second, func() error {
-		if g := a.Nacos().Gauges(); g.Connections < 1 || g.Instances != 1 {
+		if g := agent.Door[*nacos.Server](a).Gauges(); g.Connections < 1 || g.Instances != 1 {
 			return fmt.Errorf("door gauges %+v: the client has not reconnected", g)
 		}
 		return nil

@@ -21,11 +21,11 @@ func zkAgents(t testing.TB, n int, opts ...agenttest.Option) (*agenttest.Cluster
 // zkAddr is agent i's ZooKeeper address.
 func zkAddr(t testing.TB, c *agenttest.Cluster, i int) string {
 	t.Helper()
-	a, ok := any(c.Agent(i)).(interface{ ZooKeeperAddr() string })
-	if !ok || a.ZooKeeperAddr() == "" {
+	addr := c.Agent(i).Addr("zookeeper")
+	if addr == "" {
 		t.Fatalf("agent %d serves no ZooKeeper port", i)
 	}
-	return a.ZooKeeperAddr()
+	return addr
 }
 
 // The differential run: the script against a real ZooKeeper and against

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/internal/testutil"
 )
@@ -99,7 +100,7 @@ func TestCuratorAppDiscoveryDifferential(t *testing.T) {
 func TestCuratorReadsInstanceRegisteredOverHTTP(t *testing.T) {
 	c, addrs := zkAgents(t, 2)
 	const iface = "org.apache.dubbo.demo.DemoService"
-	in, err := c.Agent(0).HTTP().RegisterInstance(httpapi.InstanceRegistration{App: "demo-provider", Address: "10.0.0.7", Port: 20880,
+	in, err := agent.Door[*httpapi.Server](c.Agent(0)).RegisterInstance(httpapi.InstanceRegistration{App: "demo-provider", Address: "10.0.0.7", Port: 20880,
 		Interfaces: []string{iface}}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ func TestCuratorReadsInstanceRegisteredOverHTTP(t *testing.T) {
 		t.Fatalf("Curator read the HTTP instance differently from the same bytes on ZooKeeper 3.8:\n%s", lineDiff(strings.Join(ref, "\n"), strings.Join(got, "\n")))
 	}
 
-	if ok, err := c.Agent(0).HTTP().UnregisterInstance("demo-provider", in.ID); !ok || err != nil {
+	if ok, err := agent.Door[*httpapi.Server](c.Agent(0)).UnregisterInstance("demo-provider", in.ID); !ok || err != nil {
 		t.Fatalf("unregister: %v %v", ok, err)
 	}
 	testutil.Eventually(t, 10*time.Second, func() error {

@@ -31,10 +31,10 @@ func cluster(t *testing.T, n int, opts ...agenttest.Option) *agenttest.Cluster {
 func zkAddr(t *testing.T, c *agenttest.Cluster, i int) string {
 	t.Helper()
 	a := c.Agent(i)
-	if a == nil || a.ZooKeeperAddr() == "" {
+	if a == nil || a.Addr("zookeeper") == "" {
 		t.Fatalf("agent %d has no ZooKeeper address", i)
 	}
-	return a.ZooKeeperAddr()
+	return a.Addr("zookeeper")
 }
 
 // client is a go-zookeeper connection with its event channel, closed at

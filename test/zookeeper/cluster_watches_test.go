@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 )
 
 // Watches set on agent 1 fire, once each, for changes made through agent 0
@@ -94,7 +97,7 @@ func TestHTTPRegistrationIsAChildZnode(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := "dubbo://10.0.0.9:20880/demo.Api?application=http&interface=demo.Api&side=provider"
-	if _, err := c.Agent(0).HTTP().RegisterURL(u, 0); err != nil {
+	if _, err := agent.Door[*httpapi.Server](c.Agent(0)).RegisterURL(u, 0); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, ew, zk.EventNodeCreated, providers)
@@ -106,7 +109,7 @@ func TestHTTPRegistrationIsAChildZnode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Agent(0).HTTP().UnregisterURL(u); err != nil {
+	if _, err := agent.Door[*httpapi.Server](c.Agent(0)).UnregisterURL(u); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, cw, zk.EventNodeChildrenChanged, providers)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/client"
 	"github.com/namecast/namecast/internal/testutil"
@@ -193,7 +194,7 @@ func TestConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
 	port := freePort(t)
 	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-register=false", "-port", fmt.Sprint(port))
 	p.waitLine(t, 60*time.Second, "PROVIDER serving")
-	in, err := reg.agents.Agent(0).HTTP().RegisterInstance(httpapi.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
+	in, err := agent.Door[*httpapi.Server](reg.agents.Agent(0)).RegisterInstance(httpapi.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
 		Interfaces: []string{greeterIface}}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
 	c.waitLine(t, 60*time.Second, "CALL ok hello http, from 127.0.0.1:"+fmt.Sprint(port))
 	t.Logf("consumer via %s called instance %s registered over HTTP on %s", reg.b, in.ID, reg.agents.Agent(0).Name())
 
-	if ok, err := reg.agents.Agent(0).HTTP().UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
+	if ok, err := agent.Door[*httpapi.Server](reg.agents.Agent(0)).UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
 		t.Fatalf("unregister: %v %v", ok, err)
 	}
 	c.waitLine(t, 30*time.Second, "CALL error")

@@ -53,12 +53,12 @@ func startRegistries(t *testing.T) registries {
 	c := agenttest.Start(t, 3, func(cfg *agent.Config) { cfg.NacosAddr = nacosPorts(t) })
 	var all, nacos []string
 	for i := 0; i < 3; i++ {
-		zs, ok := any(c.Agent(i)).(interface{ ZooKeeperAddr() string })
-		if !ok || zs.ZooKeeperAddr() == "" {
-			t.Fatal("the agent serves no ZooKeeper port (agent.Agent has no ZooKeeperAddr)")
+		zk := c.Agent(i).Addr("zookeeper")
+		if zk == "" {
+			t.Fatal("the agent serves no ZooKeeper port")
 		}
-		all = append(all, zs.ZooKeeperAddr())
-		nacos = append(nacos, "nacos://"+c.Agent(i).NacosAddr())
+		all = append(all, zk)
+		nacos = append(nacos, "nacos://"+c.Agent(i).Addr("nacos"))
 	}
 	return registries{a: all[0], b: all[1], all: all, nacos: nacos, grace: agentGrace, agents: c}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/httpapi"
+	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/internal/testutil"
 )
 
@@ -62,7 +63,7 @@ func TestGreeterOverNacos(t *testing.T) {
 	// the other agents follow by gossip, whose pace on a loaded 2-core
 	// race build is no promise of the door's (seen: 0.9 s at load 27,
 	// past a bound of 1 s on the whole).
-	if grace := time.Duration(agent.DefaultNacosGrace); holder > grace+time.Second {
+	if grace := time.Duration(nacos.DefaultGrace); holder > grace+time.Second {
 		t.Errorf("killed provider's instance gone from its agent after %v, want <= --nacos-grace %v + 1s", holder, grace)
 	}
 	if spread := everywhere - holder; spread > 5*time.Second {
@@ -145,7 +146,7 @@ func TestNacosConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
 	port := freePort(t)
 	p := startProcess(t, bin, "provider", reg.a, "-role", "provider", "-register=false", "-port", fmt.Sprint(port))
 	p.waitLine(t, 60*time.Second, "PROVIDER serving")
-	in, err := reg.agents.Agent(0).HTTP().RegisterInstance(httpapi.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
+	in, err := agent.Door[*httpapi.Server](reg.agents.Agent(0)).RegisterInstance(httpapi.InstanceRegistration{App: greeterApp, Address: "127.0.0.1", Port: port,
 		Interfaces: []string{greeterIface}}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestNacosConsumerCallsInstanceRegisteredOverHTTP(t *testing.T) {
 	c := startProcess(t, bin, "consumer", reg.nacos[1], "-role", "consumer", "-name", "http", "-every", "100ms")
 	c.waitLine(t, 60*time.Second, "CALL ok hello http, from 127.0.0.1:"+fmt.Sprint(port))
 	t.Logf("consumer via %s called instance %s registered over HTTP on %s", reg.nacos[1], in.ID, reg.agents.Agent(0).Name())
-	if ok, err := reg.agents.Agent(0).HTTP().UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
+	if ok, err := agent.Door[*httpapi.Server](reg.agents.Agent(0)).UnregisterInstance(greeterApp, in.ID); !ok || err != nil {
 		t.Fatalf("unregister: %v %v", ok, err)
 	}
 	c.waitLine(t, 30*time.Second, "CALL error")
