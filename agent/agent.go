@@ -52,7 +52,7 @@ type Agent struct {
 	left     chan struct{}   // closed when a leave was requested over the API
 	ctx      context.Context // done at shutdown; ends loops and blocked queries
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	wg       sync.WaitGroup // the agent's loops, waited for at Shutdown
 	stopOnce sync.Once
 	leftOnce sync.Once
 }
@@ -143,7 +143,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startDiscovery(); err != nil {
 		return err
 	}
-	a.goLoop(a.rulesLoop)
+	a.wg.Go(a.rulesLoop)
 	if len(a.cfg.Join) > 0 {
 		n, err := a.join(a.cfg.Join)
 		var dup *gossip.DuplicateNameError
@@ -157,14 +157,14 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		a.log.Info("joined cluster", "contacted", n)
 	}
 	if len(a.cfg.RetryJoin) > 0 {
-		a.goLoop(a.retryJoinLoop)
+		a.wg.Go(a.retryJoinLoop)
 	}
 	if len(rejoin) > 0 {
-		a.goLoop(func() { a.rejoinLoop(rejoin) })
+		a.wg.Go(func() { a.rejoinLoop(rejoin) })
 	}
 	if a.cfg.DataDir != "" {
-		a.goLoop(a.saveMembersLoop)
-		a.goLoop(func() { a.leases.SaveLoop(a.ctx) })
+		a.wg.Go(a.saveMembersLoop)
+		a.wg.Go(func() { a.leases.SaveLoop(a.ctx) })
 	}
 	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
 	return nil
@@ -331,14 +331,6 @@ func (a *Agent) Gossip() *gossip.Gossip { return a.gossip }
 
 // Name is the agent's node name.
 func (a *Agent) Name() string { return a.cfg.NodeName }
-
-func (a *Agent) goLoop(f func()) {
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		f()
-	}()
-}
 
 // retryJoinLoop keeps trying RetryJoin with exponential backoff up to 30 s
 // until a member answers.

@@ -56,7 +56,7 @@ func (a *Agent) startDiscovery() error {
 		return fmt.Errorf("--discover: advertising over mDNS on %s: %w", ifaceName(iface), err)
 	}
 	a.log.Info("discovering peers over mDNS", "service", mdnsService(a.cfg.Discover), "interface", ifaceName(iface), "advertise", a.gossip.LocalAddr())
-	a.goLoop(func() { a.discoverLoop(iface) })
+	a.wg.Go(func() { a.discoverLoop(iface) })
 	return nil
 }
 

@@ -46,7 +46,7 @@ func (a *Agent) startMetricsListener() error {
 	})
 	a.metricsL.srv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
-	a.goLoop(func() {
+	a.wg.Go(func() {
 		if err := a.metricsL.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			a.log.Error("metrics listener stopped", "err", err)
 		}

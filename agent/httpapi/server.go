@@ -28,6 +28,7 @@ import (
 	"github.com/hashicorp/serf/coordinate"
 
 	"github.com/namecast/namecast/agent/conns"
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/routes"
@@ -93,16 +94,14 @@ type Server struct {
 	// index, as before per-view indexes: benchmarks compare the two.
 	globalWatches atomic.Bool
 
-	ln    net.Listener
-	srv   *http.Server
-	conns *conns.Set[net.Conn] // the connections, within MaxConns (conns.go)
-	// lastRefusedWarn is the unix ms of the last log line about a
-	// connection refused for MaxConns.
-	lastRefusedWarn atomic.Int64
-	ctx             context.Context // done at Close; ends blocked queries and the expire loop
-	cancel          context.CancelFunc
-	wg              sync.WaitGroup
-	started         atomic.Bool
+	ln          net.Listener
+	srv         *http.Server
+	conns       *conns.Set[net.Conn] // the connections, within MaxConns (conns.go)
+	refusedWarn doorkit.NowAndAgain  // says a connection refused for MaxConns now and again
+	ctx         context.Context      // done at Close; ends blocked queries and the expire loop
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	started     atomic.Bool
 }
 
 // New checks cfg and builds the door. It serves nothing until Serve.
@@ -175,12 +174,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	// longest any answer may take; each request sets its own (guard).
 	s.srv = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
 		WriteTimeout: maxWait + writeTimeout, IdleTimeout: idleConnection, MaxHeaderBytes: maxHeaderBytes, ErrorLog: nil}
-	s.goOwned(func() {
+	s.wg.Go(func() {
 		if err := s.srv.Serve(admitted); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("HTTP API stopped", "err", err)
 		}
 	})
-	s.goOwned(s.expireLoop)
+	s.wg.Go(s.expireLoop)
 	return nil
 }
 
@@ -224,15 +223,6 @@ func (s *Server) Close() error {
 	s.conns.Close() // after Shutdown, which closes the listener and the idle connections first
 	s.wg.Wait()
 	return nil
-}
-
-// goOwned runs f on a goroutine Close waits for.
-func (s *Server) goOwned(f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
 }
 
 func (s *Server) m() *metrics.Metrics { return s.metrics }

@@ -312,8 +312,7 @@ func (s *Server) restoreLeases() {
 		s.reg.Apply(nil, orphans)
 	}
 	if len(conns) > 0 {
-		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.expireRestored(conns) }()
+		s.wg.Go(func() { s.expireRestored(conns) })
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
 
@@ -99,16 +100,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *Server) metricsLoop() {
-	t := time.NewTicker(flushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-t.C:
-			s.flushMetrics()
-		}
-	}
+	doorkit.Every(s.ctx, flushEvery, func(time.Time) { s.flushMetrics() })
 }
 
 // Gauges are what the door holds now (the series list above).

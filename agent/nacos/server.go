@@ -232,8 +232,7 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 	s.table.OnChange(s.push.changed)
 	s.restoreLeases()
 	for _, run := range runs {
-		s.wg.Add(1)
-		go func() { defer s.wg.Done(); run() }()
+		s.wg.Go(run)
 	}
 	s.log.Info("door listening", "door", "nacos", "addr", httpLn.Addr().String(), "grpc", grpcLn.Addr().String())
 }

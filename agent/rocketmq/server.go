@@ -14,6 +14,7 @@ import (
 
 	"github.com/namecast/namecast/agent/command"
 	"github.com/namecast/namecast/agent/conns"
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 )
@@ -134,9 +135,9 @@ type Server struct {
 	conns   *conns.Set[*conn] // the connections: accepted within the bounds, served, closed at Close
 	closing atomic.Bool       // set first thing in Close: no more unregistrations
 
-	// lastRefusedWarn is the unix ms of the last log line about a
-	// connection refused for MaxConns ([0]) and for MaxConnsPerIP ([1]).
-	lastRefusedWarn [2]atomic.Int64
+	// refusedWarn says a connection refused for MaxConns ([0]) and for
+	// MaxConnsPerIP ([1]) now and again.
+	refusedWarn [2]doorkit.NowAndAgain
 
 	brokers  brokerTable
 	commands *command.Inbox // admin writes other agents sent here (commands.go)
@@ -189,8 +190,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err := s.conns.Serve(ln, func(nc net.Conn) *conn { return newConn(s, nc) }, (*conn).serve); err != nil {
 		return fmt.Errorf("rocketmq: %w", err)
 	}
-	s.goOwned(s.housekeepingLoop)
-	s.goOwned(s.commandLoop)
+	s.wg.Go(s.housekeepingLoop)
+	s.wg.Go(s.commandLoop)
 	s.log.Info("door listening", "door", "rocketmq", "addr", ln.Addr().String())
 	return nil
 }
@@ -221,37 +222,20 @@ func (s *Server) Close() error {
 // per 10 s.
 func (s *Server) refused(r conns.Refusal) {
 	s.stats.refusedConns.Add(1)
-	bound, advice, last := "MaxConns: connections in all", "rocketmq_max_conns", &s.lastRefusedWarn[0]
+	bound, advice, last := "MaxConns: connections in all", "rocketmq_max_conns", &s.refusedWarn[0]
 	if r.PerIP {
-		bound, advice, last = "MaxConnsPerIP: connections from one client IP", "rocketmq_max_conns_per_ip", &s.lastRefusedWarn[1]
+		bound, advice, last = "MaxConnsPerIP: connections from one client IP", "rocketmq_max_conns_per_ip", &s.refusedWarn[1]
 	}
-	if t := last.Load(); t == 0 || time.Since(time.UnixMilli(t)) > 10*time.Second {
-		last.Store(time.Now().UnixMilli())
+	if last.Allow() {
 		s.log.Warn("too many connections; closing new ones ("+bound+"; raise "+advice+" in the agent's config file if these are real clients)",
 			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
 	}
 }
 
-// goOwned runs f on a goroutine Close waits for.
-func (s *Server) goOwned(f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
-}
-
 // housekeepingLoop expires silent brokers and flushes request counts.
 func (s *Server) housekeepingLoop() {
-	t := time.NewTicker(s.cfg.ScanInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-t.C:
-			s.expireBrokers()
-			s.flushMetrics()
-		}
-	}
+	doorkit.Every(s.ctx, s.cfg.ScanInterval, func(time.Time) {
+		s.expireBrokers()
+		s.flushMetrics()
+	})
 }

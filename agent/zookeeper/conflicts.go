@@ -163,7 +163,7 @@ func (s *Server) lose(ss *session, what, p, winner string) {
 	s.stats.conflictsLost(what).Add(1)
 	s.log.Warn("session expired: its "+what+" conflicted with one through another agent, which won everywhere (no consensus refused one of them)",
 		"path", p, "session", hexID(ss.id), "winner_agent", winner)
-	s.goOwned(func() {
+	s.wg.Go(func() {
 		s.expire(ss, "lost a conflicting "+what)
 		s.mu.Lock()
 		c := ss.conn

@@ -1,6 +1,10 @@
 package zookeeper
 
-import "time"
+import (
+	"time"
+
+	"github.com/namecast/namecast/agent/doorkit"
+)
 
 // Container nodes (createContainer, Curator's creatingParentContainersIfNeeded)
 // are reaped once empty, as ZooKeeper's ContainerManager does: a container
@@ -14,17 +18,10 @@ import "time"
 
 // containerLoop runs the checks until the server closes.
 func (s *Server) containerLoop() {
-	t := time.NewTicker(s.cfg.ContainerCheck)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-t.C:
-			s.reapContainers()
-			s.runCommands() // collects the commands of gone agents
-		}
-	}
+	doorkit.Every(s.ctx, s.cfg.ContainerCheck, func(time.Time) {
+		s.reapContainers()
+		s.runCommands() // collects the commands of gone agents
+	})
 }
 
 // reapContainers runs one check.

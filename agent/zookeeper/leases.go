@@ -178,7 +178,7 @@ func (s *Server) restoreLeases() {
 	left := map[*session]time.Duration{}
 	defer func() {
 		if len(resumed) > 0 {
-			s.goOwned(func() { s.armRestored(resumed, left) })
+			s.wg.Go(func() { s.armRestored(resumed, left) })
 		}
 	}()
 	for _, l := range s.reg.RestoredLeases(door) {

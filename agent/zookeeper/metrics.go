@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
@@ -94,16 +95,7 @@ func (st *stats) count(op, code int32, start time.Time) {
 }
 
 func (s *Server) housekeepingLoop() {
-	t := time.NewTicker(flushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-t.C:
-			s.flushMetrics()
-		}
-	}
+	doorkit.Every(s.ctx, flushEvery, func(time.Time) { s.flushMetrics() })
 }
 
 // flushMetrics hands counts since the last flush to go-metrics:

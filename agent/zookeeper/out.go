@@ -105,11 +105,7 @@ func (c *conn) kick() {
 	}
 	c.flushing = true
 	c.outMu.Unlock()
-	c.s.wg.Add(1)
-	go func() {
-		defer c.s.wg.Done()
-		c.flushLoop()
-	}()
+	c.s.wg.Go(c.flushLoop)
 }
 
 // flush writes what is queued on the calling goroutine, unless another

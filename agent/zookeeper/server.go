@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/namecast/namecast/agent/command"
 	"github.com/namecast/namecast/agent/conns"
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
@@ -170,7 +170,7 @@ type Server struct {
 	dirty dirtySet
 	stats stats
 
-	lastRefusedWarn atomic.Int64 // unix ms of the last log line about connections over MaxClientConns
+	refusedWarn doorkit.NowAndAgain // says connections over MaxClientConns are refused now and again
 
 	// commands are the deletes other agents leave this one (commands.go).
 	commands *command.Inbox
@@ -219,9 +219,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err := s.conns.Serve(ln, func(nc net.Conn) *conn { return newConn(s, nc) }, (*conn).serve); err != nil {
 		return fmt.Errorf("zookeeper: %w", err)
 	}
-	s.goOwned(s.syncLoop)
-	s.goOwned(s.housekeepingLoop)
-	s.goOwned(s.containerLoop)
+	s.wg.Go(s.syncLoop)
+	s.wg.Go(s.housekeepingLoop)
+	s.wg.Go(s.containerLoop)
 	s.log.Info("door listening", "door", "zookeeper", "addr", ln.Addr().String())
 	return nil
 }
@@ -257,20 +257,10 @@ func (s *Server) Close() error {
 	return err
 }
 
-// goOwned runs f on a goroutine Close waits for.
-func (s *Server) goOwned(f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
-}
-
 // refused says, now and again, that connections over MaxClientConns are
 // being closed: the first, then at most one line per 10 s.
 func (s *Server) refused(r conns.Refusal) {
-	if r.Count == 1 || time.Since(time.UnixMilli(s.lastRefusedWarn.Load())) > 10*time.Second {
-		s.lastRefusedWarn.Store(time.Now().UnixMilli())
+	if s.refusedWarn.Allow() {
 		s.log.Warn("too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)",
 			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
 	}
