@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-metrics"
-	"github.com/hashicorp/mdns"
 	"github.com/hashicorp/memberlist"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,15 +33,15 @@ type Agent struct {
 
 	readiness readiness
 
-	gossip   *gossip.Gossip
-	mdns     *mdns.Server
-	doors    doorSet
-	ring     *memberlist.Keyring // nil: gossip is not encrypted
-	dirLock  *dirLock            // held while the agent uses its data dir
-	metrics  *metrics.Metrics
-	prom     *prometheus.Registry
-	metricsL metricsListener // --metrics
-	startErr error           // why Start failed, for Shutdown's last line
+	gossip    *gossip.Gossip
+	discovery discovery // peers over mDNS (--discover)
+	doors     doorSet
+	ring      *memberlist.Keyring // nil: gossip is not encrypted
+	dirLock   *dirLock            // held while the agent uses its data dir
+	metrics   *metrics.Metrics
+	prom      *prometheus.Registry
+	metricsL  metricsListener // --metrics
+	startErr  error           // why Start failed, for Shutdown's last line
 
 	// settling: registrations were restored, and our origin is
 	// withheld from gossip until compared with the cluster's (settle.go).
@@ -92,7 +90,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		}
 	}()
 	a.readiness.started = time.Now()
-	if a.dirLock, err = a.lockDataDir(); err != nil {
+	if a.dirLock, err = lockDataDir(a.cfg.DataDir, a.cfg.NodeName); err != nil {
 		return err
 	}
 	if a.cfg.DataDir != "" {
@@ -140,7 +138,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		return err
 	}
 	a.dropUnclaimed()
-	if err := a.startDiscovery(); err != nil {
+	a.discovery = discovery{name: a.cfg.Discover, ifaceName: a.cfg.DiscoverInterface, node: a.cfg.NodeName,
+		gossip: a.gossip, log: a.log, joined: func() { a.readiness.joined.Store(true) }}
+	if err := a.discovery.start(a.ctx, &a.wg); err != nil {
 		return err
 	}
 	a.wg.Go(a.rulesLoop)
@@ -226,19 +226,6 @@ func (a *Agent) tags() map[string]string {
 	return t
 }
 
-// decodeKey reads a base64 gossip key; its errors name no source, as the
-// key may come from --encrypt, keyring.json or a keyring change.
-func decodeKey(s string) ([]byte, error) {
-	key, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("not valid base64 (make one with `namecast keygen`): %v", err)
-	}
-	if n := len(key); n != 16 && n != 24 && n != 32 {
-		return nil, fmt.Errorf("%d bytes; it must be 16, 24 or 32 bytes (make one with `namecast keygen`)", n)
-	}
-	return key, nil
-}
-
 // Run starts the agent and serves until ctx is cancelled or a leave is
 // requested over the API; then it leaves gracefully and shuts down.
 func (a *Agent) Run(ctx context.Context) error {
@@ -284,9 +271,7 @@ func (a *Agent) Shutdown() error {
 		a.cancel()
 		err = a.doors.close()
 		a.stopMetricsListener()
-		if a.mdns != nil {
-			_ = a.mdns.Shutdown()
-		}
+		a.discovery.stop()
 		a.wg.Wait()
 		a.closeRules()
 		if a.gossip != nil {

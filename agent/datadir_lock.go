@@ -19,20 +19,21 @@ const lockFile = "LOCK"
 // dirLock is a held data-dir lock.
 type dirLock struct{ f *os.File }
 
-// lockDataDir takes the data dir's lock or says who holds it.
-func (a *Agent) lockDataDir() (*dirLock, error) {
-	if a.cfg.DataDir == "" {
+// lockDataDir takes the lock of data dir dir ("": none) for node, or says who
+// holds it.
+func lockDataDir(dir, node string) (*dirLock, error) {
+	if dir == "" {
 		return nil, nil
 	}
 	// The lock is the data dir's first use: a path that is not a
 	// directory this agent can write fails here, named with its flag.
-	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", a.cfg.DataDir, err)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", dir, err)
 	}
-	path := filepath.Join(a.cfg.DataDir, lockFile)
+	path := filepath.Join(dir, lockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", a.cfg.DataDir, err)
+		return nil, fmt.Errorf("--data-dir %s: %w (give a directory this agent can write)", dir, err)
 	}
 	held, err := tryLock(f)
 	if err != nil {
@@ -46,9 +47,9 @@ func (a *Agent) lockDataDir() (*dirLock, error) {
 		if holder == "" {
 			holder = "another process (it has not yet written its name)"
 		}
-		return nil, fmt.Errorf("data dir %s is in use by %s: one data dir serves one agent; stop that agent or give this one its own --data-dir", a.cfg.DataDir, holder)
+		return nil, fmt.Errorf("data dir %s is in use by %s: one data dir serves one agent; stop that agent or give this one its own --data-dir", dir, holder)
 	}
-	who := "pid " + strconv.Itoa(os.Getpid()) + " node " + a.cfg.NodeName + "\n"
+	who := "pid " + strconv.Itoa(os.Getpid()) + " node " + node + "\n"
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(who), 0)
 	}

@@ -1,12 +1,15 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/mdns"
@@ -30,44 +33,63 @@ const (
 	mdnsQuery     = time.Second
 )
 
-// startDiscovery advertises this agent over mDNS and browses for others,
+// discovery advertises this agent over mDNS and browses for others,
 // joining any that are not members yet (as the Serf agent does).
-func (a *Agent) startDiscovery() error {
-	if a.cfg.Discover == "" {
+type discovery struct {
+	name      string // --discover; "": no discovery
+	ifaceName string // --discover-interface
+	node      string
+	gossip    *gossip.Gossip
+	log       *slog.Logger
+	joined    func() // called when a browse joined a peer
+	server    *mdns.Server
+}
+
+// start advertises and starts browsing on a goroutine of wg that ends with
+// ctx.
+func (d *discovery) start(ctx context.Context, wg *sync.WaitGroup) error {
+	if d.name == "" {
 		return nil
 	}
-	host, portStr, err := net.SplitHostPort(a.gossip.LocalAddr())
+	host, portStr, err := net.SplitHostPort(d.gossip.LocalAddr())
 	if err != nil {
 		return err
 	}
 	ip := net.ParseIP(host)
 	port, _ := strconv.Atoi(portStr)
-	iface, err := a.discoveryInterface(ip)
+	iface, err := d.iface(ip)
 	if err != nil {
 		return err
 	}
-	svc, err := mdns.NewMDNSService(a.cfg.NodeName, mdnsService(a.cfg.Discover), "", dnsLabel(a.cfg.NodeName)+".local.",
-		port, []net.IP{ip}, []string{"namecast cluster " + a.cfg.Discover})
+	svc, err := mdns.NewMDNSService(d.node, mdnsService(d.name), "", dnsLabel(d.node)+".local.",
+		port, []net.IP{ip}, []string{"namecast cluster " + d.name})
 	if err != nil {
 		return fmt.Errorf("--discover: %w", err)
 	}
-	a.mdns, err = mdns.NewServer(&mdns.Config{Zone: svc, Iface: iface, Logger: log.New(io.Discard, "", 0)})
+	d.server, err = mdns.NewServer(&mdns.Config{Zone: svc, Iface: iface, Logger: log.New(io.Discard, "", 0)})
 	if err != nil {
 		return fmt.Errorf("--discover: advertising over mDNS on %s: %w", ifaceName(iface), err)
 	}
-	a.log.Info("discovering peers over mDNS", "service", mdnsService(a.cfg.Discover), "interface", ifaceName(iface), "advertise", a.gossip.LocalAddr())
-	a.wg.Go(func() { a.discoverLoop(iface) })
+	d.log.Info("discovering peers over mDNS", "service", mdnsService(d.name), "interface", ifaceName(iface), "advertise", d.gossip.LocalAddr())
+	wg.Go(func() { d.loop(ctx, iface) })
 	return nil
 }
 
-func (a *Agent) discoverLoop(iface *net.Interface) {
+// stop stops advertising.
+func (d *discovery) stop() {
+	if d.server != nil {
+		_ = d.server.Shutdown()
+	}
+}
+
+func (d *discovery) loop(ctx context.Context, iface *net.Interface) {
 	wait := mdnsFirstPoll
 	for {
-		if n := a.browseOnce(iface); n > 0 {
-			a.readiness.joined.Store(true)
+		if n := d.browseOnce(iface); n > 0 {
+			d.joined()
 		}
 		select {
-		case <-a.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
@@ -77,15 +99,15 @@ func (a *Agent) discoverLoop(iface *net.Interface) {
 
 // browseOnce queries once and joins every advertised agent that is not an
 // alive member; it returns how many it joined.
-func (a *Agent) browseOnce(iface *net.Interface) int {
+func (d *discovery) browseOnce(iface *net.Interface) int {
 	entries := make(chan *mdns.ServiceEntry, 64)
 	go func() {
-		_ = mdns.Query(&mdns.QueryParam{Service: mdnsService(a.cfg.Discover), Interface: iface, Timeout: mdnsQuery,
+		_ = mdns.Query(&mdns.QueryParam{Service: mdnsService(d.name), Interface: iface, Timeout: mdnsQuery,
 			Entries: entries, DisableIPv6: true, Logger: log.New(io.Discard, "", 0)})
 		close(entries)
 	}()
-	known := map[string]bool{a.gossip.LocalAddr(): true}
-	for _, m := range a.gossip.Members() {
+	known := map[string]bool{d.gossip.LocalAddr(): true}
+	for _, m := range d.gossip.Members() {
 		if m.Status == gossip.StatusAlive {
 			known[m.Addr] = true
 		}
@@ -104,22 +126,22 @@ func (a *Agent) browseOnce(iface *net.Interface) int {
 	if len(join) == 0 {
 		return 0
 	}
-	n, err := a.gossip.Join(join)
+	n, err := d.gossip.Join(join)
 	if n > 0 {
-		a.log.Info("joined peers found over mDNS", "joined", n, "addrs", join)
+		d.log.Info("joined peers found over mDNS", "joined", n, "addrs", join)
 	} else {
-		a.log.Warn("could not join peers found over mDNS (another --cluster or --encrypt key?)", "addrs", join, "err", err)
+		d.log.Warn("could not join peers found over mDNS (another --cluster or --encrypt key?)", "addrs", join, "err", err)
 	}
 	return n
 }
 
-// discoveryInterface is --discover-interface, else the interface holding
-// the gossip address (multicast must go where peers can reach us).
-func (a *Agent) discoveryInterface(ip net.IP) (*net.Interface, error) {
-	if a.cfg.DiscoverInterface != "" {
-		iface, err := net.InterfaceByName(a.cfg.DiscoverInterface)
+// iface is --discover-interface, else the interface holding the gossip
+// address ip (multicast must go where peers can reach us).
+func (d *discovery) iface(ip net.IP) (*net.Interface, error) {
+	if d.ifaceName != "" {
+		iface, err := net.InterfaceByName(d.ifaceName)
 		if err != nil {
-			return nil, fmt.Errorf("--discover-interface %q: %w", a.cfg.DiscoverInterface, err)
+			return nil, fmt.Errorf("--discover-interface %q: %w", d.ifaceName, err)
 		}
 		return iface, nil
 	}

@@ -39,13 +39,13 @@ func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a.redactedConfig()); err != nil {
+	if err := enc.Encode(a.cfg.redacted()); err != nil {
 		return httpapi.AgentInfo{}, err
 	}
 	cfg := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	started := a.readiness.started
 	return httpapi.AgentInfo{
-		Node: a.cfg.NodeName, Version: a.version(), GoVersion: runtime.Version(),
+		Node: a.cfg.NodeName, Version: a.cfg.version(), GoVersion: runtime.Version(),
 		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
 		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
 		GossipAddr:  a.GossipAddr(), Doors: a.Doors(), Ready: a.Ready(), Config: cfg,
@@ -55,10 +55,9 @@ func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 // redacted stands in for a secret that is set.
 const redacted = "<redacted>"
 
-// redactedConfig is the configuration as its config file would say it,
+// redacted is the configuration as its config file would say it,
 // secrets replaced: it is shown to anyone who can read the API.
-func (a *Agent) redactedConfig() Config {
-	c := a.cfg
+func (c Config) redacted() Config {
 	for _, d := range c.Doors() {
 		if d.Redact != nil {
 			d.Redact(redacted)
@@ -70,9 +69,10 @@ func (a *Agent) redactedConfig() Config {
 	return c
 }
 
-func (a *Agent) version() string {
-	if a.cfg.Version != "" {
-		return a.cfg.Version
+// version is the binary's version: Config.Version, else the module's.
+func (c *Config) version() string {
+	if c.Version != "" {
+		return c.Version
 	}
 	return buildinfo.Version()
 }

@@ -216,3 +216,16 @@ func (a *Agent) changeKeys(ctx context.Context, opName, key string) (any, error)
 	sort.Strings(res.Answered)
 	return res, nil
 }
+
+// decodeKey reads a base64 gossip key; its errors name no source, as the
+// key may come from --encrypt, keyring.json or a keyring change.
+func decodeKey(s string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("not valid base64 (make one with `namecast keygen`): %v", err)
+	}
+	if n := len(key); n != 16 && n != 24 && n != 32 {
+		return nil, fmt.Errorf("%d bytes; it must be 16, 24 or 32 bytes (make one with `namecast keygen`)", n)
+	}
+	return key, nil
+}

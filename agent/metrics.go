@@ -43,7 +43,7 @@ func (a *Agent) startMetrics() error {
 	if err := a.prom.Register(sink); err != nil {
 		return err
 	}
-	if err := a.prom.Register(promsink.BuildInfo(a.version(), buildinfo.Revision(), buildinfo.GoVersion())); err != nil {
+	if err := a.prom.Register(promsink.BuildInfo(a.cfg.version(), buildinfo.Revision(), buildinfo.GoVersion())); err != nil {
 		return err
 	}
 	cfg := metrics.DefaultConfig("namecast")
