@@ -147,43 +147,37 @@ func (c *Cluster) Running() []int {
 // Crash stops agent i without leaving, as a killed process would. Its
 // addresses are kept for Restart: the same host coming back.
 func (c *Cluster) Crash(i int) {
-	c.mu.Lock()
-	a := c.agents[i]
-	c.agents[i] = nil
-	if a != nil {
-		c.remember(i, a)
-	}
-	c.mu.Unlock()
-	if a != nil {
+	if a := c.take(i); a != nil {
 		a.Shutdown()
 	}
 }
 
-// remember keeps where agent i listens, for its restart: its gossip
-// address and every door listener's (c.mu held).
-func (c *Cluster) remember(i int, a *agent.Agent) {
+// Leave makes agent i leave gracefully.
+func (c *Cluster) Leave(i int) {
+	if a := c.take(i); a != nil {
+		if err := a.Leave(context.Background()); err != nil {
+			c.t.Logf("leave agent-%d: %v", i, err)
+		}
+	}
+}
+
+// take empties slot i and returns its agent, if any, having kept where it
+// listens for its restart: its gossip address and every door listener's.
+func (c *Cluster) take(i int) *agent.Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.agents[i]
+	c.agents[i] = nil
+	if a == nil {
+		return nil
+	}
 	c.cfgs[i].BindAddr = a.GossipAddr()
 	for _, d := range a.Doors() {
 		if _, _, err := net.SplitHostPort(d.Addr); err == nil && !strings.HasPrefix(d.Addr, "mem:") {
 			c.bound[i][d.Name] = d.Addr
 		}
 	}
-}
-
-// Leave makes agent i leave gracefully.
-func (c *Cluster) Leave(i int) {
-	c.mu.Lock()
-	a := c.agents[i]
-	c.agents[i] = nil
-	if a != nil {
-		c.remember(i, a)
-	}
-	c.mu.Unlock()
-	if a != nil {
-		if err := a.Leave(context.Background()); err != nil {
-			c.t.Logf("leave agent-%d: %v", i, err)
-		}
-	}
+	return a
 }
 
 // Restart crashes agent i if it runs, then starts it again under the same
