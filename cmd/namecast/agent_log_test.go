@@ -41,9 +41,11 @@ func TestFailedStartLogsTheCauseFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	const cause = "zookeeper port "
+	// The --metrics listener is bound after the doors serve (a door's
+	// taken port fails the start before any door serves).
+	const cause = "metrics port "
 	args := []string{"--dev", "--node", "logs", "--bind", freeAddr(t), "--http", "127.0.0.1:0",
-		"--rocketmq", "127.0.0.1:0", "--nacos", "off", "--zookeeper", taken.Addr().String()}
+		"--rocketmq", "127.0.0.1:0", "--nacos", "off", "--zookeeper", "off", "--metrics", taken.Addr().String()}
 
 	code, out := runAgentChild(t, append(args, "--log-format", "json")...)
 	if code != 1 {
@@ -62,8 +64,8 @@ func TestFailedStartLogsTheCauseFirst(t *testing.T) {
 				t.Errorf("error line %q does not start with the cause %q", line, cause)
 			}
 		}
-		if rec.Msg == "door listening" && rec.Door != "rocketmq" {
-			t.Errorf("listening line %q: want door=rocketmq", line)
+		if rec.Msg == "door listening" && rec.Door != "rocketmq" && rec.Door != "http" {
+			t.Errorf("listening line %q: want door=rocketmq or door=http", line)
 		}
 	}
 	if errors == 0 {
