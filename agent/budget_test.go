@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
-	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/nacos/nacostest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
