@@ -3,15 +3,14 @@ package gossip
 import "time"
 
 // A member may pull from one that has not heard of it yet: a restarted
-// member pulls as soon as it has joined, and a joiner used to pull the
-// largest origins from themselves (compare) while its alive message was
-// still spreading by gossip, a few hundred ms on lan. An answer to a
-// member we know nothing of has nowhere to go, and was
-// dropped, so the joiner waited out its pull's timeout (10 s; seen in P4's
-// own-process join, 11.7-12.1 s instead of ~1 s) and pulled again from a
-// peer. The answer now waits for the member to become known, up to
-// answerWait, with at most maxWaitingAnswers waiting at once so that pulls
-// under made-up names cannot pile up goroutines.
+// member pulls as soon as it has joined, and a joiner pulls the largest
+// origins from themselves (compare) while its alive message is still
+// spreading by gossip, a few hundred ms on lan. An answer to a member we
+// know nothing of has nowhere to go; dropped, it would leave the joiner to
+// wait out its pull's timeout (10 s) and pull again from a peer. So the
+// answer waits for the member to become known, up to answerWait, with at
+// most maxWaitingAnswers waiting at once so that pulls under made-up names
+// cannot pile up goroutines.
 const (
 	answerWait        = 3 * time.Second
 	maxWaitingAnswers = 16

@@ -9,10 +9,10 @@ import (
 
 // A member's name is its identity: its records, its incarnation and its
 // liveness are all keyed by it. A second agent started under a live
-// member's name must not merge. Before this check it did: both then saw
-// their own name at a higher incarnation in each other's digests and took
-// turns raising it (incarnation.go), while memberlist kept the first one's
-// address. So a join is refused, on both sides of the push/pull, when the
+// member's name must not merge: both would see their own name at a higher
+// incarnation in each other's digests and take turns raising it
+// (incarnation.go), while memberlist kept the first one's address. So a
+// join is refused, on both sides of the push/pull, when the
 // other side lists a member alive at another address than the live one we
 // know under that name (ourselves included). memberlist asks only at a join
 // (MergeDelegate), never in periodic push/pulls.
@@ -25,11 +25,11 @@ import (
 // address before then anyway.
 //
 // The live side, joined by one that lists the live side's own name at
-// another address, refuses without a ping. It used to ping too, and took
-// an unanswered ping for a leftover: but the second agent finds the live
-// one by its own ping and exits at once, so on a busy host the live one's
-// ping often went unanswered, and it merged the second agent's join digest
-// and raised its own incarnation above the second agent's. The joiner is
+// another address, refuses without a ping: the second agent finds the live
+// one by its own ping and exits at once, so on a busy host a ping from the
+// live side would often go unanswered, be taken for a leftover, and the
+// live side would merge the second agent's join digest and raise its own
+// incarnation above the second agent's. The joiner is
 // that second agent, or a member that still lists a previous run of ours
 // there, which memberlist would not replace by us before declaring it dead
 // anyway; that member's records of our previous run reach us by the

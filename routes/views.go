@@ -58,9 +58,10 @@ type ClusterInfo struct {
 // and go, so a query touches only what it answers about. Each maps a name
 // to the table's own record pointers, and each pointer to the origin that
 // holds it (an interned string, shared by all of its records): a pointer
-// key is 8 bytes where an (origin, key) pair was 32, for every record.
-// Queue records are lists of their entries, which carry their origin
-// (queuerec.go): 8 bytes a record where a map slot was 24 and its slack.
+// key is 8 bytes, where an (origin, key) pair would be 32, for every
+// record. Queue records are lists of their entries, which carry their
+// origin (queuerec.go): 8 bytes a record, where a map slot would be 24
+// and its slack.
 type viewIndex struct {
 	queues   map[string][]*entry            // topic
 	brokers  map[string]map[*Broker]string  // broker name

@@ -5,25 +5,19 @@ import (
 	"fmt"
 )
 
-// DecodeBinaryPart decodes one part written by EncodeBinaryParts (see
-// wire.go for the layout). Any malformation (a length past the end, a
-// varint overflow, an unknown wire type, bytes left over) fails the whole
-// part: nothing of it may be merged.
+// PartDecoder decodes parts written by EncodeBinaryParts (see wire.go for
+// the layout). Any malformation (a length past the end, a varint
+// overflow, an unknown wire type, bytes left over) fails the whole part:
+// nothing of it may be merged.
 //
 // The decoded ops share few allocations: one slab of ops and one of each
 // kind of record per part, and a record's names are substrings of its key
 // when they occur in it, as they do in every valid key, so a part of
 // 10,000 queue records costs about 10,000 key strings and a handful of
-// slabs instead of ~40,000 objects.
-func DecodeBinaryPart(b []byte) (Snapshot, error) {
-	var d PartDecoder
-	return d.Decode(b)
-}
-
-// PartDecoder decodes parts as DecodeBinaryPart does, into memory it
-// reuses from one Decode to the next: a message of four parts (~28,000
-// records of P4's table) costs one set of slabs instead of four, most of
-// a joiner's garbage besides the records it keeps. The Snapshot a Decode
+// slabs instead of ~40,000 objects. The memory is reused from one Decode
+// to the next: a message of four parts (~28,000 records of P4's table)
+// costs one set of slabs instead of four, most of a joiner's garbage
+// besides the records it keeps. The Snapshot a Decode
 // returns, its ops and records, are valid until the next Decode; Merge
 // copies what it keeps, so decode, merge, decode again is safe. The
 // zero value is ready to use; it is not safe for concurrent use.
@@ -32,7 +26,7 @@ type PartDecoder struct {
 	slabs recordSlabs
 }
 
-// Decode decodes one part; see DecodeBinaryPart.
+// Decode decodes one part.
 func (d *PartDecoder) Decode(b []byte) (Snapshot, error) {
 	d.slabs.reset()
 	r := reader{b: b}

@@ -91,7 +91,7 @@ type Server struct {
 	ttl   *ttls
 	regMu sync.Mutex // serialises read-modify-write of this door's registrations and their TTLs
 	// globalWatches makes every blocking query wait on the table's global
-	// index, as before per-view indexes: benchmarks compare the two.
+	// index instead of its view's: benchmarks compare the two.
 	globalWatches atomic.Bool
 
 	ln          net.Listener

@@ -249,14 +249,9 @@ func childVersion(names []string) int32 {
 	return int32(h.Sum32()&0x7fffffff) | 1
 }
 
-// childNames lists n's children sorted. The list is cached until the
+// refreshChildren sorts n's children into n.sorted, cached until the
 // children change (a category of 1,000 providers is listed far more often
-// than it changes); callers must not modify it.
-func (n *znode) childNames() []string {
-	n.refreshChildren()
-	return n.sorted
-}
-
+// than it changes).
 func (n *znode) refreshChildren() {
 	if n.cvalid {
 		return
@@ -270,7 +265,7 @@ func (n *znode) refreshChildren() {
 	n.encoded = nil
 }
 
-// childrenEncoded is childNames as a jute vector<ustring>, encoded once per
+// childrenEncoded is n's sorted children as a jute vector<ustring>, encoded once per
 // change of the children and shared by every reply until the next: queued
 // replies hold it, so it is replaced, never modified.
 func (n *znode) childrenEncoded() []byte {
