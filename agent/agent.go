@@ -29,7 +29,7 @@ type Agent struct {
 	table  *routes.Table
 	host   *host.Local  // what every door is given
 	leases *lease.Store // doors' holds on our records, kept across restarts
-	rules  rulesStore   // the bound on rules and their log in the data dir
+	rules  rulesStore   // the bound on rules and their log in the data dir: the doors' rule writes
 
 	readiness readiness
 
@@ -89,7 +89,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 			a.Shutdown()
 		}
 	}()
-	a.readiness.started = time.Now()
+	a.readiness.started, a.readiness.stop = time.Now(), a.ctx.Done()
 	if a.dirLock, err = lockDataDir(a.cfg.DataDir, a.cfg.NodeName); err != nil {
 		return err
 	}
@@ -107,7 +107,8 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	a.table = routes.NewTable(a.cfg.NodeName, inc)
 	a.table.SetBudget(a.cfg.budget())
-	if err := a.loadRules(); err != nil {
+	a.rules = rulesStore{table: a.table, dir: a.cfg.DataDir, limit: a.cfg.RulesLimit, ready: &a.readiness, logger: a.log}
+	if err := a.rules.load(); err != nil {
 		return err
 	}
 	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
@@ -122,8 +123,9 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.startGossip(); err != nil {
 		return err
 	}
+	a.readiness.gossip, a.rules.publish = a.gossip, a.gossip.Publish
 	a.host = host.New(host.Config{Table: a.table, Leases: a.leases, Publish: a.gossip.Publish, RTT: a.gossip.RTT,
-		Rules: a.applyRules, Ready: a.Ready, Metrics: a.metrics, Logger: a.log, Budget: a.cfg.budget()})
+		Rules: a.rules.apply, Ready: a.readiness.Ready, Metrics: a.metrics, Logger: a.log, Budget: a.cfg.budget()})
 	if a.settling {
 		// Before publishing, and before the doors take the leases
 		// back: what the cluster saw since the files were written wins.
@@ -143,7 +145,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.discovery.start(a.ctx, &a.wg); err != nil {
 		return err
 	}
-	a.wg.Go(a.rulesLoop)
+	a.wg.Go(func() { a.rules.loop(a.ctx) })
 	if len(a.cfg.Join) > 0 {
 		n, err := a.join(a.cfg.Join)
 		var dup *gossip.DuplicateNameError
@@ -273,7 +275,7 @@ func (a *Agent) Shutdown() error {
 		a.stopMetricsListener()
 		a.discovery.stop()
 		a.wg.Wait()
-		a.closeRules()
+		a.rules.close()
 		if a.gossip != nil {
 			err = errors.Join(err, a.gossip.Shutdown())
 		}

@@ -21,12 +21,12 @@ func SavedLeases(dir string) (map[string][]routes.Record, error) { return lease.
 // SavedRules reads what a restart with data dir dir would restore of the
 // cluster-scoped rules (rules.json, then rules.log), by key.
 func SavedRules(dir string) (map[string]routes.Record, error) {
-	a := &Agent{cfg: Config{DataDir: dir}, log: slog.New(slog.DiscardHandler), table: routes.NewTable("reader", 1)}
-	if err := a.readRules(false); err != nil {
+	s := &rulesStore{dir: dir, logger: slog.New(slog.DiscardHandler), table: routes.NewTable("reader", 1)}
+	if err := s.read(false); err != nil {
 		return nil, err
 	}
 	out := map[string]routes.Record{}
-	for _, r := range a.table.Rules() {
+	for _, r := range s.table.Rules() {
 		out[r.Key] = r.Record
 	}
 	return out, nil

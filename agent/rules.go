@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -59,11 +60,18 @@ func (c *Config) budget() routes.Budget {
 }
 
 // rulesStore is the agent's side of rule writes: their bound, and with a
-// data dir their log.
+// data dir their log. The doors write through it (host.Config.Rules).
 type rulesStore struct {
+	table   *routes.Table
+	dir     string // the data dir; "": none
+	limit   int    // Config.RulesLimit
+	ready   *readiness
+	publish func(routes.Delta) // gossips a change; set once gossip runs
+	logger  *slog.Logger
+
 	// order makes writes reach mu in the order they reached the agent,
-	// waiting for its first sync included (see applyRules); guards
-	// syncBy, when writes stop waiting for that sync.
+	// waiting for its first sync included (see apply); guards syncBy,
+	// when writes stop waiting for that sync.
 	order   sync.Mutex
 	syncBy  time.Time
 	mu      sync.Mutex // orders prepare+append; guards pending
@@ -71,33 +79,33 @@ type rulesStore struct {
 	log     *appendLog // nil without a data dir
 }
 
-// loadRules merges the rules saved by the previous run: the snapshot,
+// load merges the rules saved by the previous run: the snapshot,
 // then the log. A damaged snapshot is set aside (a copy kept under a new
 // name) and the log still read; damaged log lines are skipped and the log
 // copied aside. Then it writes a fresh snapshot and an empty log, and
 // opens the log for this run's writes.
-func (a *Agent) loadRules() error {
-	if a.cfg.DataDir == "" {
+func (s *rulesStore) load() error {
+	if s.dir == "" {
 		return nil
 	}
-	if err := a.readRules(true); err != nil {
+	if err := s.read(true); err != nil {
 		return err
 	}
 	var err error
-	logPath := filepath.Join(a.cfg.DataDir, rulesLogFile)
-	if a.rules.log, err = openAppendLog(logPath); err != nil {
+	logPath := filepath.Join(s.dir, rulesLogFile)
+	if s.log, err = openAppendLog(logPath); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	if err := a.snapshotRules(); err != nil {
-		a.log.Error("writing the rules snapshot failed; the log keeps them", "err", err)
+	if err := s.snapshot(); err != nil {
+		s.logger.Error("writing the rules snapshot failed; the log keeps them", "err", err)
 	}
 	return nil
 }
 
-// readRules merges the saved rules into the table; with setAsides it also
+// read merges the saved rules into the table; with setAsides it also
 // sets damaged files aside (copies them, for the log).
-func (a *Agent) readRules(setAsides bool) error {
-	path := filepath.Join(a.cfg.DataDir, rulesFile)
+func (s *rulesStore) read(setAsides bool) error {
+	path := filepath.Join(s.dir, rulesFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
 		var snap routes.Snapshot
@@ -112,19 +120,19 @@ func (a *Agent) readRules(setAsides bool) error {
 		}
 		if err == nil {
 			snap.Authoritative = false
-			res := a.table.Merge(snap)
-			a.log.Info("loaded saved rules", "rules", res.Applied)
+			res := s.table.Merge(snap)
+			s.logger.Info("loaded saved rules", "rules", res.Applied)
 		} else {
 			aside := ""
 			if setAsides {
 				aside, _ = atomicfile.SetAside(path)
 			}
-			a.log.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
+			s.logger.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	logPath := filepath.Join(a.cfg.DataDir, rulesLogFile)
+	logPath := filepath.Join(s.dir, rulesLogFile)
 	entries, damaged, err := readLog(logPath)
 	if err != nil {
 		return fmt.Errorf("data dir: %w", err)
@@ -136,23 +144,22 @@ func (a *Agent) readRules(setAsides bool) error {
 			damaged++
 			continue
 		}
-		applied += a.table.Apply(d).Applied
+		applied += s.table.Apply(d).Applied
 	}
 	if damaged > 0 && setAsides {
 		aside, _ := atomicfile.CopyAside(logPath)
-		a.log.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", aside)
+		s.logger.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", aside)
 	}
 	if len(entries) > 0 {
-		a.log.Info("replayed the rules log", "entries", len(entries), "applied", applied)
+		s.logger.Info("replayed the rules log", "entries", len(entries), "applied", applied)
 	}
 	return nil
 }
 
-// applyRules writes cluster-scoped rules and gossips the change, once it
+// apply writes cluster-scoped rules and gossips the change, once it
 // is within the bound and, with a data dir, on disk. ok false: nothing
 // to change.
-func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error) {
-	s := &a.rules
+func (s *rulesStore) apply(puts []routes.Record, deletes []string) (bool, error) {
 	// Writes are stamped in the order they reach the agent: one waiting
 	// for the first sync holds the later ones back. A write whose client
 	// gave up waiting (RocketMQ clients wait 5 s, ruleSyncWait long) and
@@ -160,29 +167,29 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 	// later write, or it would undo it (last writer wins by stamp). They
 	// all wait until the same moment, not ruleSyncWait each in turn.
 	s.order.Lock()
-	if !a.Ready() {
+	if !s.ready.Ready() {
 		if s.syncBy.IsZero() {
 			s.syncBy = time.Now().Add(ruleSyncWait)
 		}
 		if wait := time.Until(s.syncBy); wait > 0 {
-			a.awaitSync(wait)
+			s.ready.await(wait, s.logger)
 		}
 	}
 	s.mu.Lock()
 	s.order.Unlock()
-	d, ok := a.table.PrepareRules(puts, deletes)
+	d, ok := s.table.PrepareRules(puts, deletes)
 	if !ok {
 		s.mu.Unlock()
 		return false, nil
 	}
-	total, replaced := a.table.RulesSize(d)
+	total, replaced := s.table.RulesSize(d)
 	added := 0
 	for _, op := range d.Ops {
 		if op.Rec != nil {
 			added += routes.RuleSize(op.Key, *op.Rec)
 		}
 	}
-	limit := a.cfg.RulesLimit
+	limit := s.limit
 	if limit <= 0 {
 		limit = DefaultRulesLimit
 	}
@@ -192,8 +199,8 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 	}
 	if s.log == nil {
 		s.mu.Unlock()
-		a.table.Apply(d)
-		a.gossip.Publish(d)
+		s.table.Apply(d)
+		s.publish(d)
 		return true, nil
 	}
 	b, err := json.Marshal(d)
@@ -210,7 +217,7 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 	s.mu.Unlock()
 	err = s.log.wait(seq)
 	if err == nil {
-		a.table.Apply(d)
+		s.table.Apply(d)
 	}
 	s.log.done(seq)
 	s.mu.Lock()
@@ -219,39 +226,39 @@ func (a *Agent) applyRules(puts []routes.Record, deletes []string) (bool, error)
 	if err != nil {
 		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
 	}
-	a.gossip.Publish(d)
+	s.publish(d)
 	return true, nil
 }
 
-// rulesLoop snapshots the rules whenever they change (at most once a
+// loop snapshots the rules whenever they change (at most once a
 // second) and collects old rule tombstones now and then.
-func (a *Agent) rulesLoop() {
+func (s *rulesStore) loop(ctx context.Context) {
 	var saved routes.DigestEntry
 	lastGC := time.Now()
 	for {
-		idx := a.table.Index()
-		broken := a.rules.log != nil && a.rules.log.isBroken()
-		if a.rules.log != nil {
+		idx := s.table.Index()
+		broken := s.log != nil && s.log.isBroken()
+		if s.log != nil {
 			// A broken log refuses every rule write until a snapshot
 			// rewrites it; with no change to prompt one (an agent alone)
 			// it is retried each second, until the disk takes it.
-			if e := a.table.Digest()[routes.RulesOrigin]; e != saved || broken {
-				if err := a.snapshotRules(); err != nil {
-					a.log.Error("saving rules to the data dir failed", "err", err)
+			if e := s.table.Digest()[routes.RulesOrigin]; e != saved || broken {
+				if err := s.snapshot(); err != nil {
+					s.logger.Error("saving rules to the data dir failed", "err", err)
 				} else {
 					saved = e
 				}
 			}
 		}
 		if time.Since(lastGC) > 10*time.Minute {
-			if n := a.table.CollectRuleTombstones(); n > 0 {
-				a.log.Info("collected rule tombstones", "count", n)
+			if n := s.table.CollectRuleTombstones(); n > 0 {
+				s.logger.Info("collected rule tombstones", "count", n)
 			}
-			a.table.ForgetGone()
+			s.table.ForgetGone()
 			lastGC = time.Now()
 		}
 		select {
-		case <-a.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-time.After(time.Second):
 		}
@@ -260,31 +267,31 @@ func (a *Agent) rulesLoop() {
 		}
 		// A write that breaks the log changes nothing in the table, so
 		// the wait for a change is bounded.
-		ctx, cancel := context.WithTimeout(a.ctx, 5*time.Second)
-		a.table.Wait(ctx, idx)
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		s.table.Wait(wctx, idx)
 		cancel()
 	}
 }
 
-// snapshotRules writes rules.json from the table, then cuts the log to
+// snapshot writes rules.json from the table, then cuts the log to
 // the entries the snapshot may not hold: those from the oldest one not
 // yet applied when the snapshot was taken.
-func (a *Agent) snapshotRules() error {
-	from := a.rules.log.mark()
-	snap, _ := a.table.Snapshot(routes.RulesOrigin)
+func (s *rulesStore) snapshot() error {
+	from := s.log.mark()
+	snap, _ := s.table.Snapshot(routes.RulesOrigin)
 	b, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(a.cfg.DataDir, rulesFile), sealed.Seal(b)); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, rulesFile), sealed.Seal(b)); err != nil {
 		return err
 	}
-	return a.rules.log.Compact(from)
+	return s.log.Compact(from)
 }
 
-// closeRules closes the rules log at shutdown, once no door writes.
-func (a *Agent) closeRules() {
-	if a.rules.log != nil {
-		_ = a.rules.log.Close()
+// close closes the rules log at shutdown, once no door writes.
+func (s *rulesStore) close() {
+	if s.log != nil {
+		_ = s.log.Close()
 	}
 }

@@ -8,13 +8,12 @@ import (
 )
 
 // Rule writes are stamped in the order they reach the agent, also while
-// they wait for its first sync with the cluster. Before, each write
-// waited on its own (up to ruleSyncWait, 5 s: as long as RocketMQ
-// clients wait for an answer), so a delete whose client had given up
-// waiting, and then put a new value on another connection, could see
-// the agent ready a moment after the put did, be stamped after it, and
-// remove the acknowledged value: last writer wins by stamp (the crash
-// test lost an acknowledged PUT_KV_CONFIG after a kill -9 twice).
+// they wait for its first sync with the cluster: were each write to wait
+// on its own (up to ruleSyncWait, 5 s: as long as RocketMQ clients wait
+// for an answer), a delete whose client had given up waiting, and then
+// put a new value on another connection, could see the agent ready a
+// moment after the put did, be stamped after it, and remove the
+// acknowledged value: last writer wins by stamp.
 func TestRuleWriteWaitingForSyncIsNeverStampedAfterALaterOne(t *testing.T) {
 	a := startLone(t, func(cfg *Config) { cfg.RetryJoin = []string{"nowhere"} })
 	if a.Ready() {
@@ -25,19 +24,19 @@ func TestRuleWriteWaitingForSyncIsNeverStampedAfterALaterOne(t *testing.T) {
 	}
 	key := routes.KVKey("order", "k")
 	a.readiness.ready.Store(true)
-	if _, err := a.applyRules(kv("v1"), nil); err != nil {
+	if _, err := a.rules.apply(kv("v1"), nil); err != nil {
 		t.Fatal(err)
 	}
 	a.readiness.ready.Store(false) // its first sync is under way again
 
 	deleted := make(chan error, 1)
 	go func() { // the write whose client gives up waiting
-		_, err := a.applyRules(nil, []string{key})
+		_, err := a.rules.apply(nil, []string{key})
 		deleted <- err
 	}()
 	waitingForSync(t, a)
 	a.readiness.ready.Store(true) // synced, as the client's next write arrives
-	if _, err := a.applyRules(kv("v2"), nil); err != nil {
+	if _, err := a.rules.apply(kv("v2"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-deleted; err != nil {
