@@ -6,6 +6,7 @@ package agenttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,14 +104,27 @@ func (c *Cluster) startAgent(i int, cfg agent.Config) *agent.Agent {
 	bound := maps.Clone(c.bound[i])
 	c.mu.Unlock()
 	listen := cfg.Listen
-	cfg.Listen = func(name, addr string) (net.Listener, error) {
-		if last, ok := bound[name]; ok && strings.HasSuffix(addr, ":0") {
-			addr = last
-		}
+	listenOn := func(name, addr string) (net.Listener, error) {
 		if listen != nil {
 			return listen(name, addr)
 		}
 		return net.Listen("tcp", addr)
+	}
+	cfg.Listen = func(name, addr string) (net.Listener, error) {
+		last, ok := bound[name]
+		if !ok || !strings.HasSuffix(addr, ":0") {
+			return listenOn(name, addr)
+		}
+		ln, err := listenOn(name, last)
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return ln, err
+		}
+		// The port came from the ephemeral range, and while the agent was
+		// down another socket of this machine (an outgoing connection's
+		// local port, another test's listener) took it: the host comes back
+		// on a new port rather than failing the test.
+		c.t.Logf("agent-%d: %s's last address %s is taken by another socket; listening on a new port", i, name, last)
+		return listenOn(name, addr)
 	}
 	a, err := agent.New(cfg)
 	if err != nil {
