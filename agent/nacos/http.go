@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
@@ -40,8 +41,32 @@ func (s *Server) httpHandler() http.Handler {
 			limit = maxListenBody
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		// The handlers read parameters with FormValue, which drops a
+		// form it could not read: a body past the bound would be
+		// answered as a form without its parameters.
+		var tooLarge *http.MaxBytesError
+		if err := r.ParseForm(); errors.As(err, &tooLarge) {
+			tooLargeError(w, r.URL.Path, tooLarge.Limit)
+			return
+		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// tooLargeError refuses a body past the bound, 413 in the shape of the
+// API called.
+func tooLargeError(w http.ResponseWriter, path string, limit int64) {
+	msg := "request body over " + strconv.FormatInt(limit, 10) + " bytes"
+	switch {
+	case strings.HasPrefix(path, "/nacos/v2/"):
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		writeJSONBody(w, v2Result{Code: 20002, Message: v2Codes[20002], Data: msg})
+	case strings.HasPrefix(path, "/nacos/v1/cs/"):
+		writeError(w, http.StatusRequestEntityTooLarge, "caused: "+msg+";")
+	default:
+		writeError(w, http.StatusRequestEntityTooLarge, msg)
+	}
 }
 
 // httpError answers a naming request's error as Nacos' naming
