@@ -186,8 +186,8 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	var (
 		dev        = fs.Bool("dev", false, "one member on loopback with the default ports and no data dir")
 		configFile = fs.String("config", "", "JSON config `file` (keys as these flags: node, bind, http, ...)")
-		logLevel   = fs.String("log-level", "info", "log level: debug, info, warn or error")
-		logFormat  = fs.String("log-format", "text", "log format: text (key=value) or json (one object a line)")
+		logLevel   = fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+		logFormat  = fs.String("log-format", "text", "log `format`: text (key=value) or json (one object a line)")
 		join       listFlag
 		retryJoin  listFlag
 		allowHosts listFlag
@@ -216,10 +216,10 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	fs.StringVar(&c.EncryptKeyFile, "encrypt-file", "", "`file` holding the gossip encryption key (mode 600; see namecast keygen)")
 	fs.StringVar(&c.DataDir, "data-dir", "", "`dir` keeping state across restarts (and routes across a SIGTERM restart)")
 	fs.BoolVar(&c.LeaveOnTerminate, "leave-on-terminate", false, "SIGTERM leaves the cluster (as SIGINT) instead of stopping for a restart")
-	fs.StringVar(&c.Profile, "profile", def.Profile, "timings: lan, wan, local or fast")
+	fs.StringVar(&c.Profile, "profile", def.Profile, "`profile` of timings: lan, wan, local or fast")
 	fs.StringVar(&c.MemoryLimit, "memory-limit", def.MemoryLimit, "soft memory `limit` of this process: auto (follows the live heap), off, or a size such as 64MiB (default $GOMEMLIMIT, else auto; see docs/performance.md)")
 	fs.IntVar(&c.MaxRecords, "max-records", 0, "most `records` this agent holds for its clients (and of any other agent); past it writes fail through their door (default 250000)")
-	fs.IntVar(&c.MaxRecordsMiB, "max-records-mib", 0, "most MiB of records this agent holds for its clients (and of any other agent); past it writes fail through their door (default 256)")
+	fs.IntVar(&c.MaxRecordsMiB, "max-records-mib", 0, "most `MiB` of records this agent holds for its clients (and of any other agent); past it writes fail through their door (default 256)")
 	fs.Var(tags, "tag", "`key=value` published with this member (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -123,3 +123,19 @@ func TestBadDurationFlagSaysWhatADurationIs(t *testing.T) {
 		t.Errorf("register url --help lost the duration placeholder:\n%s", r.stdout)
 	}
 }
+
+// Every value flag of `namecast agent --help` names what its value is
+// (--max-records-mib MiB, --log-level level), not Go's type ("int",
+// "string").
+func TestAgentHelpNamesEveryValue(t *testing.T) {
+	r := run(t, "", "agent", "--help")
+	if r.code != 0 {
+		t.Fatalf("agent --help: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && strings.HasPrefix(f[0], "--") && (f[1] == "int" || f[1] == "string" || f[1] == "value") {
+			t.Errorf("%q names its value by Go's type", strings.TrimSpace(line))
+		}
+	}
+}
