@@ -155,3 +155,28 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 }
+
+// Every counter the example alert rules take a rate or an increase of is
+// exported at 0 by a fresh, idle agent: a counter that first appears at 1
+// has no earlier sample, so rate() and increase() never see its first
+// increment and the alert would miss the first overload, bad key or flood.
+func TestAlertedCountersStartAtZero(t *testing.T) {
+	b, err := os.ReadFile("../contrib/prometheus/namecast-alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := regexp.MustCompile(`\bnamecast_[a-z_]+_total\b`).FindAllString(string(b), -1)
+	if len(counters) == 0 {
+		t.Fatal("no counter in the alert rules")
+	}
+	c := agenttest.Start(t, 1)
+	body, err := scrape(t, c.Agent(0).HTTPAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range counters {
+		if !regexp.MustCompile(`(?m)^` + name + `(\{[^}]*\})? 0$`).MatchString(body) {
+			t.Errorf("a fresh agent does not export %s at 0", name)
+		}
+	}
+}

@@ -129,6 +129,10 @@ func New(cfg Config) (*Gossip, error) {
 	g.meta.Store(&meta)
 	g.queue = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: cfg.Memberlist.RetransmitMult}
 	g.light = &memberlist.TransmitLimitedQueue{NumNodes: g.numMembers, RetransmitMult: directLightMult}
+	// Counters that alerts take a rate of exist at 0 from the start, so
+	// the first increment is a visible change (contrib/prometheus).
+	g.m.IncrCounter([]string{"gossip", "messages", "malformed"}, 0)
+	g.m.IncrCounter([]string{"gossip", "work", "dropped"}, 0)
 	return g, nil
 }
 

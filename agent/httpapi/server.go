@@ -128,6 +128,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, host: cfg.Host, agent: cfg.Agent, table: cfg.Host.Table(), log: cfg.Logger,
 		metrics: cfg.Metrics, ttl: newTTLs(), ctx: ctx, cancel: cancel}
 	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refused, Logger: cfg.Logger})
+	// At 0 from the start, so an alert's rate() sees the first refusal.
+	s.m().IncrCounter([]string{"http", "connections_refused"}, 0)
 	return s, nil
 }
 

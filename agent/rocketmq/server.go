@@ -171,6 +171,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
 	s.opts.returnOrderTopicConfig.Store(true)
+	if cfg.Metrics != nil {
+		// At 0 from the start, so an alert's rate() sees the first refusal.
+		cfg.Metrics.IncrCounter([]string{"rocketmq", "connections_refused"}, 0)
+	}
 	return s, nil
 }
 
