@@ -48,7 +48,7 @@ func (h httpAgent) Info() (httpapi.AgentInfo, error) {
 		Node: a.cfg.NodeName, Version: a.cfg.version(), GoVersion: runtime.Version(),
 		Started: started.UTC().Truncate(time.Second), Uptime: time.Since(started).Round(time.Second).String(),
 		Incarnation: a.table.Digest()[a.cfg.NodeName].Inc,
-		GossipAddr:  a.GossipAddr(), Doors: a.Doors(), Ready: a.Ready(), Config: cfg,
+		GossipAddr:  a.GossipAddr(), MetricsAddr: a.MetricsAddr(), Doors: a.Doors(), Ready: a.Ready(), Config: cfg,
 	}, nil
 }
 

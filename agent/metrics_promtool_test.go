@@ -104,6 +104,10 @@ func TestMetricsListenerIsReadOnly(t *testing.T) {
 	if err != nil || !strings.Contains(body, "namecast_build_info{") {
 		t.Fatalf("GET /metrics: %v\n%.300s", err, body)
 	}
+	// Bound on port 0, its address is found where the doors' are.
+	if raw := get(t, c.Agent(0).HTTPAddr(), "/v1/agent"); !strings.Contains(raw, `"metricsAddr":"`+addr+`"`) {
+		t.Errorf("GET /v1/agent does not name the metrics listener %s: %s", addr, raw)
+	}
 	for _, tt := range []struct {
 		method, path, host string
 		status             int

@@ -27,6 +27,7 @@ type AgentInfo struct {
 	Uptime      string          `json:"uptime"`
 	Incarnation uint64          `json:"incarnation,string"` // a string: JSON readers in JavaScript round 64-bit numbers
 	GossipAddr  string          `json:"gossipAddr"`
+	MetricsAddr string          `json:"metricsAddr,omitempty"` // the --metrics listener, when on
 	Ready       bool            `json:"ready"`
 	Config      json.RawMessage `json:"config"`
 	// Doors are the listeners of the doors that run, each shown as
