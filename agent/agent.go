@@ -208,8 +208,12 @@ func (a *Agent) startGossip() error {
 		a.gossip.Withhold() // until settleRestored
 	}
 	if err := a.gossip.Start(); err != nil {
-		if strings.Contains(err.Error(), "address already in use") { // memberlist keeps only the text
-			return fmt.Errorf("%w (another agent or server may hold it; pick another address with --bind HOST:PORT)", err)
+		if msg := err.Error(); strings.Contains(msg, "address already in use") { // memberlist keeps only the text
+			// Begin with the port and the cause, as a door's taken port does.
+			if i := strings.LastIndex(msg, "listen "); i >= 0 {
+				msg = msg[i:]
+			}
+			return fmt.Errorf("gossip port %s: %s (another agent or server may hold it; pick another address with --bind HOST:PORT)", a.cfg.BindAddr, msg)
 		}
 		return err
 	}

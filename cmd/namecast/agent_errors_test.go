@@ -140,8 +140,10 @@ func TestTakenHTTPPortSaysWhichFlag(t *testing.T) {
 }
 
 // A taken gossip port is named with the flag that moves it, as the door
-// ports are. Before: "starting gossip on ADDR: could not set up network
-// transport: failed to start TCP listener ...", and no way out.
+// ports are, and the line begins as theirs do: the port, then the cause.
+// Before: "starting gossip on ADDR: could not set up network transport:
+// failed to start TCP listener on ...: listen tcp ADDR: bind: address
+// already in use", the cause last.
 func TestTakenGossipPortSaysWhichFlag(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -154,6 +156,9 @@ func TestTakenGossipPortSaysWhichFlag(t *testing.T) {
 	_, err = ta.start(cfg)
 	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) || !strings.Contains(err.Error(), "--bind HOST:PORT") {
 		t.Fatalf("taken gossip port: %v; want the address and --bind HOST:PORT", err)
+	}
+	if want := "gossip port " + ln.Addr().String() + ": listen tcp " + ln.Addr().String() + ": bind: address already in use ("; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("taken gossip port: %v; want it to begin %q", err, want)
 	}
 }
 
