@@ -102,6 +102,17 @@ func instanceID(sv service, ip string, port int, cluster string) string {
 	return ip + "#" + strconv.Itoa(port) + "#" + cluster + "#" + sv.group + "@@" + sv.name
 }
 
+// validCluster is Nacos' CLUSTER_NAME_PATTERN (NamingUtils.
+// checkInstanceIsLegal): letters, digits and '-', or empty (DEFAULT).
+func validCluster(c string) bool {
+	for _, r := range c {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func clusterOf(c string) string {
 	if c == "" {
 		return defaultCluster
@@ -119,6 +130,9 @@ func (sv service) record(inst nacoswire.Instance, persistent bool) (routes.Recor
 	}
 	if inst.Port < 0 || inst.Port > 65535 {
 		return routes.Record{}, fmt.Errorf("instance port %d is out of 0..65535", inst.Port)
+	}
+	if !validCluster(inst.ClusterName) {
+		return routes.Record{}, fmt.Errorf("Instance 'clusterName' should be characters with only 0-9a-zA-Z-. (current: %s)", inst.ClusterName)
 	}
 	if len(inst.Metadata) > dubbo.MaxParams-8 {
 		return routes.Record{}, fmt.Errorf("instance has %d metadata entries, more than %d", len(inst.Metadata), dubbo.MaxParams-8)

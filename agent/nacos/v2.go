@@ -63,7 +63,7 @@ func writeV2Error(w http.ResponseWriter, err error) {
 				code = 21002
 			case strings.Contains(msg, "serviceName"):
 				code = 21000
-			case strings.Contains(msg, "service not found") || strings.HasPrefix(msg, "instance"):
+			case strings.Contains(msg, "service not found") || strings.HasPrefix(strings.ToLower(msg), "instance"):
 				code = 21004
 			default:
 				code = 20002
