@@ -115,6 +115,14 @@ type logging struct {
 func (l logging) logger(w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: l.level}
 	if l.json {
+		// Durations as the text format writes them ("1.5s"), not slog's
+		// JSON default, nanoseconds.
+		opts.ReplaceAttr = func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindDuration {
+				return slog.String(a.Key, a.Value.Duration().String())
+			}
+			return a
+		}
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runAgentChild runs `namecast agent ARGS` as a child (the test binary,
@@ -92,5 +93,20 @@ func TestFailedStartLogsTheCauseFirst(t *testing.T) {
 
 	if code, out := runAgentChild(t, "--log-format", "xml"); code != 2 || !strings.Contains(out, `--log-format "xml": use text or json`) {
 		t.Errorf("--log-format xml: exit %d, %s", code, out)
+	}
+}
+
+// A duration in a JSON log line reads as it does in a text line ("1.5s"),
+// not as slog's default, a count of nanoseconds (1500000000) that nobody
+// reading "retry-join failed; will try again" in=... can take in.
+func TestJSONLogDurationsAreReadable(t *testing.T) {
+	var buf bytes.Buffer
+	logging{json: true}.logger(&buf).Info("retry", "in", 1500*time.Millisecond)
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatalf("%q: %v", buf.String(), err)
+	}
+	if rec["in"] != "1.5s" {
+		t.Errorf("in = %v (%T); want \"1.5s\": %s", rec["in"], rec["in"], buf.String())
 	}
 }
