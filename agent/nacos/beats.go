@@ -233,7 +233,11 @@ func (s *Server) httpBeat(w http.ResponseWriter, r *http.Request) {
 	}
 	code, err := s.beat(sv, ip, port, cluster, info)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, err)
+		status := http.StatusInternalServerError
+		if codeOf(err) == nacoswire.ErrOverThreshold { // past a budget, as httpRegister answers
+			status = http.StatusServiceUnavailable
+		}
+		httpError(w, status, err)
 		return
 	}
 	writeJSON(w, map[string]any{"clientBeatInterval": BeatInterval.Milliseconds(), "code": code, "lightBeatEnabled": true})
