@@ -96,12 +96,14 @@ func TestHTTP1xListenAcrossAgents(t *testing.T) {
 		return got
 	}
 	readable := func(want string) time.Time { // when agent 1 serves the content
-		for {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 			if code, body := call1x(t, doors[1], "GET", "/nacos/v1/cs/configs?dataId=app.properties&group=DEFAULT_GROUP", nil); code == 200 && body == want {
 				return time.Now()
 			}
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // a poll: the measurement's resolution
 		}
+		t.Fatalf("agent 1 did not serve %q within 30 s of its publication", want)
+		return time.Time{}
 	}
 	for i, step := range []struct {
 		publisher *nacos.Server
