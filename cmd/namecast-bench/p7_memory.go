@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent"
+	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/bench"
 	"github.com/namecast/namecast/internal/memlimit"
@@ -122,12 +123,12 @@ func p7Child() p7Result {
 		pad := strings.Repeat("p", max(0, size-60))
 		for i := range n {
 			u := fmt.Sprintf("dubbo://10.%d.%d.%d:20880/com.example.Mem?pad=%s", i>>16&255, i>>8&255, i&255, pad)
-			if _, err := a.HTTP().RegisterURL(u, 600*time.Second); err != nil {
+			if _, err := agent.Door[*httpapi.Server](a).RegisterURL(u, 600*time.Second); err != nil {
 				return p7Result{Error: err.Error()}
 			}
 		}
 	case "znodes":
-		if err := p7Znodes(a.ZooKeeperAddr(), n, size); err != nil {
+		if err := p7Znodes(a.Addr("zookeeper"), n, size); err != nil {
 			return p7Result{Error: err.Error()}
 		}
 	default:
