@@ -20,10 +20,8 @@ import (
 //
 // The agents detect failures at LAN speed, not agenttest's FastFailure (a
 // 100 ms ping timeout): this test measures registration and convergence,
-// and on the shared 2-core machine under -race at load 20-30 FastFailure
-// had members declared dead every few seconds throughout the test (each
-// agent's members had all re-joined in the last 15 s, at two looks 80 s
-// apart). Each false death of agent-0 drops its 10,000 records on the
+// and on a busy 2-core machine under -race FastFailure declares members
+// dead every few seconds. Each false death of agent-0 drops its 10,000 records on the
 // member that declared it, which then pulls them all again, so some agent
 // was always mid-pull (the origin's seq, part of its records: the same seq
 // with another hash) or had just dropped them, and the wait ran out three

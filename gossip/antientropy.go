@@ -17,7 +17,7 @@ import (
 // the first answer arrived; with large tables under CPU load the answers
 // took longer than a round, the pulls piled up, each costing the sender a
 // whole snapshot to encode and us one to decode, and a joiner never caught
-// up (P4 never converged at load 20).
+// up.
 type pendingPull struct {
 	source string
 	target routes.DigestEntry

@@ -12,7 +12,7 @@ import (
 // member cluster. Each differing summary costs one of these on each side
 // (ours encoded, theirs decoded); in
 // a 150-agent registering start that spiralled they were the largest
-// part of our own CPU (docs/bench/history.md, session 11).
+// part of our own CPU (docs/bench/history.md).
 func BenchmarkDigestEncodeDecode(b *testing.B) {
 	for _, n := range []int{150, 1000} {
 		b.Run(fmt.Sprintf("origins=%d", n), func(b *testing.B) {

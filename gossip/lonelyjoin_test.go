@@ -18,7 +18,7 @@ import (
 // learns b, but nobody learns c except from memberlist's periodic
 // push/pull (30 s in profile fast; 90 s at 100 members), so a cluster of
 // 100 agent processes took 137 s to form where all but one member had
-// formed in ~20 (docs/bench/history.md, session 7). c must reach every
+// formed in ~20 (docs/bench/history.md). c must reach every
 // member within a few seconds of b's join. In a bubble, profile fast.
 func TestJoinThroughAMemberStillJoiningReachesTheCluster(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

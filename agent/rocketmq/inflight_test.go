@@ -70,10 +70,10 @@ func TestUnfinishedBigFramesAreBounded(t *testing.T) {
 	// room learns its peer left only by reading the half frame the peer
 	// sent first (18 MiB over the 36 waiting), one budget's worth at a
 	// time. Under -race that is ~2 s of CPU, 80% of it the race
-	// detector's accounting of the bytes read; at load 25 on 2 cores the
-	// process waited 16-21 s on the run queue (all threads) in 6-10 s of
-	// wall time, and at load 39 half the runs passed 10 s. A leak never
-	// ends; 60 s is slowness.
+	// detector's accounting of the bytes read, and on a busy 2-core
+	// machine the process waits on the run queue for several times that
+	// (docs/performance.md and the commit b43bad1 have the figures). A
+	// leak never ends; 60 s is slowness.
 	testutil.Eventually(t, 60*time.Second, func() error {
 		if got := s.inflight.inUse(); got != 0 {
 			return fmt.Errorf("%d bytes still reserved after the peers left (%d connections still open)", got, s.conns.Len())

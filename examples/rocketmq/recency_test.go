@@ -211,9 +211,9 @@ func TestBrokerOnTwoAgentsSurvivesTheLowerOneLettingGo(t *testing.T) {
 				}
 				// Both agents' registrations have reached C, and C serves
 				// the route: until its first sync with the cluster is done
-				// it answers "name server not ready" (seen once at load 37,
-				// C holding both registrations already), which the watch
-				// would count as an error.
+				// it answers "name server not ready" (even while it holds
+				// both registrations already), which the watch would count
+				// as an error.
 				testutil.Eventually(t, 10*time.Second, func() error { return holders(c, 2, b.Name, "agent-0", "agent-1") })
 				testutil.Eventually(t, 20*time.Second, wantQueues(nsC, topics[0], b.Name, 4))
 				w := watchRoute(t, nsC, topics...)
@@ -274,9 +274,8 @@ func TestMasterUnregistersWhileSlaveIsOnAnotherAgent(t *testing.T) {
 			}
 			// C serves every topic and holds B's copy of it: B's copy
 			// made on B may still be on its way to C, and A's withdrawal
-			// reaching C before it leaves C nothing to serve (seen once
-			// at load 42: the last topic answered TOPIC_NOT_EXIST, then
-			// the slave alone).
+			// reaching C before it leaves C nothing to serve (the last
+			// topic answers TOPIC_NOT_EXIST, then the slave alone).
 			for _, topic := range topics {
 				testutil.Eventually(t, 10*time.Second, wantQueues(nsC, topic, m.Name, 4))
 				testutil.Eventually(t, 10*time.Second, func() error { return hasQueueCopy(c, 1, m.Name, topic) })
