@@ -31,6 +31,9 @@
 // refuses a connection past the door's bound, in the door's words, and
 // its Close is how the door's Close closes the listener and every
 // connection. The Nacos door's HTTP port's are net/http's alone.
+//
+// A door's own tests start it with package doortest, over the fake host
+// of package hosttest, and check this contract with doortest.Contract.
 package doorkit
 
 import (

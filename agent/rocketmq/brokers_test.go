@@ -56,7 +56,7 @@ func TestRouteNotFoundAndNotReady(t *testing.T) {
 	resp, _ := c.Route("Nope", 317)
 	wantCode(t, resp, remoting.TopicNotExist,
 		"No topic route info in name server for the topic: Nope\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.")
-	reg.ready.Store(false)
+	reg.NotYet.Store(true)
 	resp, _ = c.Route("Nope", 317)
 	wantCode(t, resp, remoting.SystemError, "name server not ready")
 	resp = do(t, c, remoting.GetRouteInfoByTopic, nil, nil)

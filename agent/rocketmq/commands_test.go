@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -15,7 +16,7 @@ import (
 // agent owning the broker's records carries them out.
 func TestAdminWritesReachTheOwningAgent(t *testing.T) {
 	testutil.CheckLeaks(t)
-	regs := newFakeCluster("agent-a", "agent-c")
+	regs := hosttest.Cluster("agent-a", "agent-c")
 	a, c := startServer(t, regs[0]), startServer(t, regs[1])
 	broker, admin := dial(t, a), dial(t, c)
 	b := brokerA()
@@ -57,8 +58,8 @@ func TestAdminWritesReachTheOwningAgent(t *testing.T) {
 	// Commands are deleted once run.
 	testutil.Eventually(t, 5*time.Second, func() error {
 		for _, r := range regs {
-			if kv := r.table.KVs(cmdNamespace); len(kv) != 0 {
-				return fmt.Errorf("%s still holds commands %v", r.table.Local(), kv)
+			if kv := r.Routes.KVs(cmdNamespace); len(kv) != 0 {
+				return fmt.Errorf("%s still holds commands %v", r.Routes.Local(), kv)
 			}
 		}
 		return nil
@@ -71,7 +72,7 @@ func TestAdminWritesReachTheOwningAgent(t *testing.T) {
 // is (issue 10 item 6: no decision compares two hosts' clocks).
 func TestStaleCommandsCollectedByLocalClockOnly(t *testing.T) {
 	testutil.CheckLeaks(t)
-	regs := newFakeCluster("agent-a", "agent-b")
+	regs := hosttest.Cluster("agent-a", "agent-b")
 	// agent-b is alive (it holds records) but not serving RocketMQ, so it
 	// never runs its commands: as if it were slow to.
 	regs[1].Apply([]routes.Record{{Broker: &routes.Broker{Cluster: "c", Name: "b", ID: 0, Addr: "10.0.0.9:1"}}}, nil)
@@ -87,7 +88,7 @@ func TestStaleCommandsCollectedByLocalClockOnly(t *testing.T) {
 	}, nil)
 	keys := func() []string {
 		var out []string
-		for k := range regs[0].table.KVs(cmdNamespace) {
+		for k := range regs[0].Routes.KVs(cmdNamespace) {
 			out = append(out, k)
 		}
 		slices.Sort(out)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
@@ -15,14 +16,14 @@ import (
 // Their names sort B < C < A, so that a view that picks between agents by
 // name (the bug) prefers the slave's side.
 type threeAgents struct {
-	regs             []*fakeRegistry
+	regs             []*hosttest.Fake
 	a, b, c          *Server
 	master, slave, q *rocketmqtest.Client
 }
 
 func startThree(t *testing.T) *threeAgents {
 	t.Helper()
-	regs := newFakeCluster("mq-3", "mq-1", "mq-2")
+	regs := hosttest.Cluster("mq-3", "mq-1", "mq-2")
 	x := &threeAgents{regs: regs, a: startServer(t, regs[0]), b: startServer(t, regs[1]), c: startServer(t, regs[2])}
 	x.master, x.slave, x.q = dial(t, x.a), dial(t, x.b), dial(t, x.c)
 	return x
@@ -97,7 +98,7 @@ func TestMasterLeavesSlaveKeepsGroupQueuesAcrossAgents(t *testing.T) {
 				case "master's agent died":
 					x.a.Close()
 					for _, r := range x.regs[1:] {
-						r.table.DropOrigin("mq-3", 0)
+						r.Routes.DropOrigin("mq-3", 0)
 					}
 				}
 				slaveOnly := map[int64]string{1: s.Addr}
@@ -156,7 +157,7 @@ func TestFencingOverTheWholeCluster(t *testing.T) {
 	for _, staleFirst := range []bool{true, false} {
 		t.Run(fmt.Sprint("stale first ", staleFirst), func(t *testing.T) {
 			testutil.CheckLeaks(t)
-			regs := newFakeCluster("mq-1", "mq-3", "mq-2") // stale master's agent sorts first
+			regs := hosttest.Cluster("mq-1", "mq-3", "mq-2") // stale master's agent sorts first
 			a, b, c := startServer(t, regs[0]), startServer(t, regs[1]), startServer(t, regs[2])
 			staleCl, newCl, q := dial(t, a), dial(t, b), dial(t, c)
 			stale := groupMember(0, remoting.VersionCurrent, 8, 5)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 )
 
@@ -23,7 +24,7 @@ func TestKVConfigIsBounded(t *testing.T) {
 			t.Fatalf("%s over the bound: code %d remark %q", name, resp.Code, resp.Remark)
 		}
 	}
-	if kv := reg.table.KVs("ns"); len(kv) != 0 {
+	if kv := reg.Routes.KVs("ns"); len(kv) != 0 {
 		t.Fatalf("stored %d entries over the bound", len(kv))
 	}
 	wantCode(t, do(t, c, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k", "value": strings.Repeat("v", maxKVValue)}, nil), remoting.Success, "")
@@ -36,14 +37,12 @@ func TestKVConfigRefusedByTheAgent(t *testing.T) {
 	reg := newFake()
 	c := dial(t, startServer(t, reg))
 	wantCode(t, do(t, c, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k", "value": "v"}, nil), remoting.Success, "")
-	reg.mu.Lock()
-	reg.rulesErr = errors.New("saving the rule to the data dir failed: no space left on device")
-	reg.mu.Unlock()
+	hosttest.SetErr(&reg.RulesErr, errors.New("saving the rule to the data dir failed: no space left on device"))
 	wantCode(t, do(t, c, remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k2", "value": "v"}, nil),
 		remoting.SystemError, "saving the rule to the data dir failed: no space left on device")
 	wantCode(t, do(t, c, remoting.DeleteKVConfig, map[string]string{"namespace": "ns", "key": "k"}, nil),
 		remoting.SystemError, "saving the rule to the data dir failed: no space left on device")
-	if kv := reg.table.KVs("ns"); len(kv) != 1 || kv["k"] != "v" {
+	if kv := reg.Routes.KVs("ns"); len(kv) != 1 || kv["k"] != "v" {
 		t.Fatalf("after refused writes: %v", kv)
 	}
 }

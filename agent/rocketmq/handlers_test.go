@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
@@ -13,7 +14,7 @@ import (
 
 func TestKVConfig(t *testing.T) {
 	testutil.CheckLeaks(t)
-	regs := newFakeCluster("agent-a", "agent-b")
+	regs := hosttest.Cluster("agent-a", "agent-b")
 	a, b := startServer(t, regs[0]), startServer(t, regs[1])
 	ca, cb := dial(t, a), dial(t, b)
 	put := map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": "TopicTest", "value": "broker-a:4"}

@@ -5,209 +5,19 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/doorkit/doortest"
 	"github.com/namecast/namecast/agent/host"
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/rocketmq/remoting"
 	"github.com/namecast/namecast/agent/rocketmq/rocketmqtest"
 	"github.com/namecast/namecast/internal/testutil"
-	"github.com/namecast/namecast/routes"
 )
 
-// fakeRegistry is an agent without gossip: a routes.Table whose changes
-// are handed synchronously to its peers' tables, so several fakes behave
-// like a converged cluster.
-type fakeRegistry struct {
-	table *routes.Table
-	ready atomic.Bool
-	mu    sync.Mutex
-	peers []*fakeRegistry
-	// beforeApply, when set, runs at the start of every Apply (tests use it
-	// to hold a registration).
-	beforeApply atomic.Pointer[func()]
-	leases      map[string]lease.Lease // guarded by mu
-	restored    []lease.Lease          // handed out once by RestoredLeases
-	rulesErr    error                  // guarded by mu: every ApplyRules fails with it
-	leaseErr    error                  // guarded by mu: every PutLease and DropLease fails with it
-	budget      routes.Budget          // bounds the local records, as the agent's host does
-	// hold, while set, keeps this agent's deltas from its peers until the
-	// test hands their ops on (deliver), as gossip may, in any order.
-	hold atomic.Bool
-	held []routes.Delta // guarded by mu
-}
-
-// deliver hands the held ops that pick selects to every peer, one delta
-// per op, and keeps the others held.
-func (f *fakeRegistry) deliver(pick func(routes.Op) bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var keep []routes.Delta
-	for _, d := range f.held {
-		rest := d
-		rest.Ops = nil
-		for _, op := range d.Ops {
-			if !pick(op) {
-				rest.Ops = append(rest.Ops, op)
-				continue
-			}
-			one := d
-			one.Ops = []routes.Op{op}
-			for _, p := range f.peers {
-				p.table.Apply(one)
-			}
-		}
-		if len(rest.Ops) > 0 {
-			keep = append(keep, rest)
-		}
-	}
-	f.held = keep
-}
-
-func newFakeCluster(names ...string) []*fakeRegistry {
-	var regs []*fakeRegistry
-	for i, n := range names {
-		r := &fakeRegistry{table: routes.NewTable(n, uint64(i+1))}
-		r.ready.Store(true)
-		regs = append(regs, r)
-	}
-	for _, r := range regs {
-		for _, p := range regs {
-			if p != r {
-				r.peers = append(r.peers, p)
-			}
-		}
-	}
-	return regs
-}
-
-func newFake() *fakeRegistry { return newFakeCluster("agent-a")[0] }
-
-func (f *fakeRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
-	if hook := f.beforeApply.Load(); hook != nil {
-		(*hook)()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	d, ok, err := f.table.ApplyLocalWithin(puts, deletes, f.budget, routes.Usage{}, nil)
-	if err != nil {
-		return false, err
-	}
-	if ok && f.hold.Load() {
-		f.held = append(f.held, d)
-		return ok, nil
-	}
-	if ok {
-		for _, p := range f.peers {
-			p.table.Apply(d)
-		}
-	}
-	return ok, nil
-}
-
-func (f *fakeRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.rulesErr != nil {
-		return false, f.rulesErr
-	}
-	d, ok := f.table.ApplyRules(puts, deletes)
-	if ok {
-		for _, p := range f.peers {
-			p.table.Apply(d)
-		}
-	}
-	return ok, nil
-}
-
-func (f *fakeRegistry) LocalRecords(prefix string) []routes.Record {
-	return f.table.LocalRecords(prefix)
-}
-func (f *fakeRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	return f.table.TopicRoute(topic)
-}
-func (f *fakeRegistry) Table() *routes.Table { return f.table }
-
-func (f *fakeRegistry) PutLease(l lease.Lease) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.leaseErr != nil {
-		return f.leaseErr
-	}
-	if f.leases == nil {
-		f.leases = map[string]lease.Lease{}
-	}
-	f.leases[l.Door+"/"+l.ID] = l
-	return nil
-}
-
-// Hold is PutLease before the change is applied, as the agent's is.
-func (f *fakeRegistry) Hold(l lease.Lease, recs []routes.Record) (lease.Saving, error) {
-	if _, _, err := f.table.CheckLocal(recs, nil, f.budget, routes.Usage{}); err != nil {
-		return lease.Saving{}, err
-	}
-	return lease.Saving{}, f.PutLease(l)
-}
-
-// HoldAll is Hold and Drop of each.
-func (f *fakeRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
-	for _, c := range cs {
-		var err error
-		if c.Drop {
-			err = f.DropLease(c.Lease.Door, c.Lease.ID)
-		} else {
-			err = f.PutLease(c.Lease)
-		}
-		if err != nil {
-			return lease.Saving{}, err
-		}
-	}
-	return lease.Saving{}, nil
-}
-
-// Undo is HoldAll.
-func (f *fakeRegistry) Undo(cs []lease.Change) (lease.Saving, error) { return f.HoldAll(cs) }
-
-// Drop is DropLease before the records are withdrawn, as the agent's is.
-func (f *fakeRegistry) Drop(door, id string) (lease.Saving, error) {
-	return lease.Saving{}, f.DropLease(door, id)
-}
-
-// Forget drops the lease whatever the data dir does, as the agent's does.
-func (f *fakeRegistry) Forget(door, id string) lease.Saving {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.leases, door+"/"+id)
-	return lease.Saving{}
-}
-
-func (f *fakeRegistry) DropLease(door, id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.leaseErr != nil {
-		return f.leaseErr
-	}
-	delete(f.leases, door+"/"+id)
-	return nil
-}
-
-// RestoredLeases hands back what was put, as an agent restarted with its
-// data dir would.
-func (f *fakeRegistry) RestoredLeases(door string) []lease.Lease {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []lease.Lease
-	for _, l := range f.restored {
-		if l.Door == door {
-			out = append(out, l)
-		}
-	}
-	f.restored = nil
-	return out
-}
-func (f *fakeRegistry) Ready() bool { return f.ready.Load() }
+// newFake is one agent without gossip.
+func newFake() *hosttest.Fake { return hosttest.Cluster("agent-a")[0] }
 
 func testLogger() *slog.Logger {
 	if os.Getenv("NAMECAST_TEST_LOG") != "" {
@@ -227,7 +37,7 @@ func startServer(t testing.TB, reg host.Host, tune ...func(*Config)) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.ServeDoor(t, s)
+	doortest.Serve(t, s)
 	return s
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/namecast/namecast/agent/host/hosttest"
 )
 
 // A registration whose lease the agent cannot save is answered
@@ -20,9 +22,7 @@ func TestBrokerChangeThatCannotBeSavedIsNotAcknowledged(t *testing.T) {
 	b := brokerA()
 	register(t, c, b)
 	full := errors.New("saving to the data dir failed: no space left on device")
-	reg.mu.Lock()
-	reg.leaseErr = full
-	reg.mu.Unlock()
+	hosttest.SetErr(&reg.LeaseErr, full)
 	b.DataVersion.Counter++
 	resp, err := c.Register(b)
 	if err == nil || !strings.Contains(err.Error(), "code 1 ") || !strings.Contains(err.Error(), "no space left") {
@@ -34,9 +34,7 @@ func TestBrokerChangeThatCannotBeSavedIsNotAcknowledged(t *testing.T) {
 	if route(t, c, "TopicTest") == nil {
 		t.Fatal("an unregistration that could not be saved withdrew the broker")
 	}
-	reg.mu.Lock()
-	reg.leaseErr = nil
-	reg.mu.Unlock()
+	hosttest.SetErr(&reg.LeaseErr, nil)
 	if err := c.Unregister(b); err != nil {
 		t.Fatal(err)
 	}

@@ -93,8 +93,8 @@ func TestStaticTopicMappingsAcrossAgents(t *testing.T) {
 	}
 	for _, reg := range x.regs {
 		testutil.Eventually(t, 5*time.Second, func() error {
-			if ms := reg.table.Mappings("StaticTopic"); ms != nil {
-				return fmt.Errorf("%s still holds mappings %+v", reg.table.Local(), ms)
+			if ms := reg.Routes.Mappings("StaticTopic"); ms != nil {
+				return fmt.Errorf("%s still holds mappings %+v", reg.Routes.Local(), ms)
 			}
 			return nil
 		})

@@ -37,18 +37,18 @@ func TestSlaveKeepsGroupQueuesWhateverOrderTheMastersWithdrawalArrives(t *testin
 				}
 				return nil
 			})
-			x.regs[0].hold.Store(true)
+			x.regs[0].HoldDeltas.Store(true)
 			if err := x.master.Unregister(m); err != nil {
 				t.Fatal(err)
 			}
 			isQueue := func(op routes.Op) bool { return strings.HasPrefix(op.Key, routes.QueuePrefix("broker-a")) }
-			x.regs[0].deliver(isQueue)
+			x.regs[0].Deliver(isQueue)
 			x.b.syncGroups()
 			if td := route(t, x.q, "TopicTest"); td == nil {
 				t.Fatal("TOPIC_NOT_EXIST on the client's agent while the slave is registered")
 			}
-			x.regs[0].deliver(func(routes.Op) bool { return true })
-			x.regs[0].hold.Store(false)
+			x.regs[0].Deliver(func(routes.Op) bool { return true })
+			x.regs[0].HoldDeltas.Store(false)
 			slaveOnly := map[int64]string{1: s.Addr}
 			routeIs(t, x.q, "TopicTest", slaveOnly, v.perm, 8)
 			routeIs(t, x.q, syncTopic, slaveOnly, v.perm, 1)

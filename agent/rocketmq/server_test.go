@@ -114,7 +114,7 @@ func TestOneway(t *testing.T) {
 	}
 	// The oneway put ran (on the worker, so possibly after the get).
 	testutil.Eventually(t, 5*time.Second, func() error {
-		if v := reg.table.KVs("ns")["k"]; v != "v" {
+		if v := reg.Routes.KVs("ns")["k"]; v != "v" {
 			return fmt.Errorf("oneway put not applied: %q", v)
 		}
 		return nil
@@ -139,7 +139,7 @@ func TestPipeliningOutOfOrder(t *testing.T) {
 		}
 		<-release
 	}
-	reg.beforeApply.Store(&hold)
+	reg.BeforeApply.Store(&hold)
 	req, _ := brokerA().RegisterRequest()
 	_, slow, err := c.Send(req)
 	if err != nil {
@@ -170,7 +170,7 @@ func TestPipeliningOutOfOrder(t *testing.T) {
 	}
 	close(release)
 	wantCode(t, <-slow, remoting.Success, "")
-	reg.beforeApply.Store(nil)
+	reg.BeforeApply.Store(nil)
 }
 
 // Java's ROCKETMQ binary header is understood; the answer is JSON.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/doorkit/doortest"
 	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
-	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -24,7 +24,7 @@ func startServer(t testing.TB, tune ...func(*Config)) (*Server, *hosttest.Fake) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.ServeDoor(t, s)
+	doortest.Serve(t, s)
 	return s, reg
 }
 

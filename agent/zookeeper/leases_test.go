@@ -3,99 +3,22 @@ package zookeeper
 import (
 	"encoding/json"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/doorkit/doortest"
 	"github.com/namecast/namecast/agent/host/hosttest"
-	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
-	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
-// leaseRegistry is hosttest.Fake with a lease table and a log of what
-// happened in which order.
-type leaseRegistry struct {
-	hosttest.Fake
-	mu       sync.Mutex
-	leases   map[string]lease.Lease
-	restored []lease.Lease
-	log      []string
-}
-
-func (f *leaseRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
-	f.mu.Lock()
-	for _, k := range deletes {
-		f.log = append(f.log, "withdraw "+k)
-	}
-	f.mu.Unlock()
-	return f.Fake.Apply(puts, deletes)
-}
-
-func (f *leaseRegistry) PutLease(l lease.Lease) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.leases[l.ID] = l
-	return nil
-}
-
-func (f *leaseRegistry) Hold(l lease.Lease, _ []routes.Record) (lease.Saving, error) {
-	return lease.Saving{}, f.PutLease(l)
-}
-
-func (f *leaseRegistry) DropLease(door, id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.leases, id)
-	f.log = append(f.log, "drop "+id)
-	return nil
-}
-
-func (f *leaseRegistry) Drop(door, id string) (lease.Saving, error) {
-	return lease.Saving{}, f.DropLease(door, id)
-}
-
-func (f *leaseRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
-	for _, c := range cs {
-		if c.Drop {
-			f.DropLease(c.Lease.Door, c.Lease.ID)
-		} else {
-			f.PutLease(c.Lease)
-		}
-	}
-	return lease.Saving{}, nil
-}
-
-func (f *leaseRegistry) Undo(cs []lease.Change) (lease.Saving, error) { return f.HoldAll(cs) }
-
-func (f *leaseRegistry) Forget(door, id string) lease.Saving {
-	f.DropLease(door, id)
-	return lease.Saving{}
-}
-
-func (f *leaseRegistry) RestoredLeases(door string) []lease.Lease {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := f.restored
-	f.restored = nil
-	return out
-}
-
-func (f *leaseRegistry) get(id string) (lease.Lease, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	l, ok := f.leases[id]
-	return l, ok
-}
-
-func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
+func startLeaseServer(t *testing.T, reg *hosttest.Fake) *Server {
 	t.Helper()
 	s, err := NewServer(Config{Host: reg, DeleteHold: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.ServeDoor(t, s)
+	doortest.Serve(t, s)
 	return s
 }
 
@@ -103,18 +26,19 @@ func startLeaseServer(t *testing.T, reg *leaseRegistry) *Server {
 // it; closeSession drops the lease before withdrawing the znodes; a
 // restored lease resumes the session for a re-attach with its password.
 func TestSessionLease(t *testing.T) {
-	reg := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 1)}, leases: map[string]lease.Lease{}}
+	reg := hosttest.New(routes.NewTable("local", 1))
+	reg.KeepEvents.Store(true)
 	s := startLeaseServer(t, reg)
 	r := dialRaw(t, s)
 	resp := r.handshake(false)
 	id := hexID(resp.SessionID)
-	if _, ok := reg.get(id); ok {
+	if _, ok := reg.Lease(door, id); ok {
 		t.Fatal("a session without ephemeral znodes holds a lease")
 	}
 	if h, _, _ := r.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: "/e", ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
 		t.Fatalf("create: err %d", h.Err)
 	}
-	l, ok := reg.get(id)
+	l, ok := reg.Lease(door, id)
 	if !ok {
 		t.Fatal("no lease after an ephemeral create")
 	}
@@ -131,19 +55,17 @@ func TestSessionLease(t *testing.T) {
 		t.Fatalf("deadline in %v, want within the 5 s timeout", left)
 	}
 	r.call(2, zkwire.OpCloseSession, nil)
-	reg.mu.Lock()
-	got := slices.Clone(reg.log)
-	reg.mu.Unlock()
+	got := reg.Events()
 	if want := []string{"drop " + id, "withdraw " + key}; !slices.Equal(got, want) {
 		t.Fatalf("closeSession did %q, want %q", got, want)
 	}
 
 	// The agent restarted: the record is back, the lease restored.
-	reg2 := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
+	reg2 := hosttest.New(routes.NewTable("local", 2))
 	rec := routes.Record{Znode: &routes.Znode{Path: "/e", Owner: resp.SessionID}}
 	reg2.Routes.ApplyLocal([]routes.Record{rec}, nil)
 	l.Deadline = time.Now().Add(5 * time.Second)
-	reg2.restored = []lease.Lease{l}
+	reg2.Restore(l)
 	s2 := startLeaseServer(t, reg2)
 	bad := dialRaw(t, s2)
 	bad.send(func(e *zkwire.Encoder) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/doorkit/doortest"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
@@ -85,7 +86,7 @@ func startLinked(t *testing.T, names ...string) ([]*Server, []*linkedRegistry) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		testutil.ServeDoor(t, s)
+		doortest.Serve(t, s)
 		srvs, regs = append(srvs, s), append(regs, reg)
 	}
 	return srvs, regs

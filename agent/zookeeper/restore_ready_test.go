@@ -22,13 +22,13 @@ import (
 func TestRestoredSessionWaitsForReadiness(t *testing.T) {
 	const sid = int64(0x1234)
 	passwd := []byte("0123456789abcdef")
-	reg := &leaseRegistry{Fake: hosttest.Fake{Routes: routes.NewTable("local", 2)}, leases: map[string]lease.Lease{}}
+	reg := hosttest.New(routes.NewTable("local", 2))
 	rec := routes.Record{Znode: &routes.Znode{Path: "/e", Owner: sid}}
 	reg.Routes.ApplyLocal([]routes.Record{rec}, nil)
 	state, _ := json.Marshal(savedSession{ID: sid, Passwd: passwd, TimeoutMs: 5000, Keys: []string{rec.Key()}})
 	const left = 100 * time.Millisecond
-	reg.restored = []lease.Lease{{Door: door, ID: sessionLeaseID(sid), Keys: []string{rec.Key()},
-		Deadline: time.Now().Add(left), State: state}}
+	reg.Restore(lease.Lease{Door: door, ID: sessionLeaseID(sid), Keys: []string{rec.Key()},
+		Deadline: time.Now().Add(left), State: state})
 	reg.NotYet.Store(true)
 	s := startLeaseServer(t, reg)
 	start := time.Now()

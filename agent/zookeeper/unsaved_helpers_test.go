@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/doorkit/doortest"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
-	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -155,7 +155,7 @@ func startDiskServer(t testing.TB, logs *logLines, tune ...func(*Config)) (*Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.ServeDoor(t, s)
+	doortest.Serve(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	saver := make(chan struct{})
 	go func() {

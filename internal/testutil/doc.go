@@ -5,9 +5,8 @@
 // report through the testing.TB they are given and must be called from the
 // test's own goroutine, like t.Fatal. A third, [SchedMeter], measures how
 // promptly the machine ran the process, so a real-time test can tell a
-// starved machine from slow code. [ServeDoor] serves a door on a free
-// loopback port as the agent does, for the doors' own tests, and [Buffer]
-// collects what several goroutines write (logs, a program's output). They
-// depend on nothing outside the standard library so any package may import
-// them from its tests.
+// starved machine from slow code, and [Buffer] collects what several
+// goroutines write (logs, a program's output). They depend on nothing
+// outside the standard library so any package may import them from its
+// tests. A door's tests use package doortest (agent/doorkit/doortest).
 package testutil
