@@ -3,6 +3,7 @@ package agent_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -11,10 +12,9 @@ import (
 	"github.com/namecast/namecast/routes"
 )
 
-// Every blocking query used to wait on the table's global index, so any
-// change anywhere woke every watch. A query on one topic now returns when
-// that topic's route changes, with the index of that change, and sleeps
-// through changes to other topics and services.
+// A blocking query on one topic returns when that topic's route changes,
+// with the index of that change, and sleeps through changes to other
+// topics and services.
 func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 	c := agenttest.Start(t, 2)
 	http0, http1 := c.Agent(0).HTTPAddr(), c.Agent(1).HTTPAddr()
@@ -25,7 +25,7 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 	// runs in a hundred), and no unrelated name can be found.
 	own, topic := "own", "Own"
 	lists := append(append(append(routes.Watch{}, routes.WatchTopics...), routes.WatchClusters...), routes.WatchServices...)
-	for i := 0; table.Overlaps(ownKeys(own, topic), lists); i++ {
+	for i := 0; table.Overlaps(ownKeys(table, own, topic), lists); i++ {
 		if i == 1000 {
 			t.Fatal("no topic and broker name sharing no slot with the lists in 1000 tries")
 		}
@@ -58,11 +58,8 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 			t.Fatalf("only %d of 5 unrelated names in 1000 tries", n)
 		}
 		otopic, iface, name := fmt.Sprintf("Other%d", i), fmt.Sprintf("com.other.S%d", i), "other"+strconv.Itoa(i)
-		var other routes.Watch
-		for _, r := range []routes.Record{{Broker: &routes.Broker{Name: name}}, {Queue: &routes.Queue{Topic: otopic}},
-			{URL: &routes.URL{Interface: iface, Category: "providers"}}} {
-			other = append(other, routes.WatchOf(r)...)
-		}
+		other := slices.Concat(routes.WatchBroker(name), routes.WatchClusters, table.WatchTopicRoute(otopic), routes.WatchTopics,
+			routes.WatchService(iface, "providers"), routes.WatchServices)
 		if table.Overlaps(watch, other) {
 			continue
 		}
@@ -97,8 +94,8 @@ func TestBlockingQueryWaitsForItsOwnView(t *testing.T) {
 	}
 }
 
-// ownKeys are the watch keys of a topic served by one broker.
-func ownKeys(broker, topic string) routes.Watch {
-	return routes.Watch{routes.WatchOf(routes.Record{Broker: &routes.Broker{Name: broker}})[0],
-		routes.WatchOf(routes.Record{Queue: &routes.Queue{Topic: topic}})[0]}
+// ownKeys are the watch keys of a topic served by one broker, before it
+// is registered.
+func ownKeys(table *routes.Table, broker, topic string) routes.Watch {
+	return slices.Concat(routes.WatchBroker(broker), table.WatchTopicRoute(topic))
 }

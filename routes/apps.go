@@ -188,23 +188,6 @@ func (v *viewIndex) markZnode(w *watcher, z *Znode) {
 	}
 }
 
-// watchOfZnode lists every key a change to z can mark.
-func watchOfZnode(z *Znode) Watch {
-	switch kind, a, _ := classifyAppPath(z.Path); kind {
-	case instancePath:
-		return Watch{appKey(a), WatchApps[0]}
-	case mappingPath:
-		w := Watch{WatchApps[0], appsOfKey(a)}
-		for _, n := range mappingNames(z.Data) {
-			w = append(w, appKey(n))
-		}
-		return w
-	case metadataPath:
-		return Watch{appKey(a)}
-	}
-	return nil
-}
-
 // appInterfaces maps each application to the interfaces whose mapping
 // names it, sorted. The table's mu must be held.
 func (v *viewIndex) appInterfaces() map[string][]string {

@@ -76,6 +76,10 @@ func urlsKey(iface, category string) string {
 	return "u\x00" + iface + "\x00" + category
 }
 
+// WatchBroker is the watch of the broker name's records (its route's
+// addresses).
+func WatchBroker(name string) Watch { return Watch{brokerKey(name)} }
+
 // WatchService is the watch of the URLs of iface in category, and of
 // whether iface has any URL at all (a query answers 404 when it has none).
 func WatchService(iface, category string) Watch {
@@ -323,24 +327,6 @@ func (v *viewIndex) markRecord(w *watcher, e *entry) {
 // its two usual categories, a topic's mappings. The table's mu must be held.
 func (v *viewIndex) keyCount() int {
 	return len(v.queues) + len(v.brokers) + 3*len(v.urls) + len(v.mappings) + len(v.apps.instances) + len(v.apps.mapped)
-}
-
-// WatchOf lists every key a change to r can mark: the views it appears in,
-// and the topic or service list it may join or leave.
-func WatchOf(r Record) Watch {
-	switch {
-	case r.Broker != nil:
-		return Watch{brokerKey(r.Broker.Name), WatchClusters[0]}
-	case r.Queue != nil:
-		return Watch{topicKey(r.Queue.Topic), WatchTopics[0]}
-	case r.URL != nil:
-		return Watch{urlsKey(r.URL.Interface, r.URL.Category), serviceKey(r.URL.Interface), WatchServices[0]}
-	case r.Mapping != nil:
-		return Watch{topicKey(r.Mapping.Topic)}
-	case r.Znode != nil:
-		return watchOfZnode(r.Znode)
-	}
-	return nil
 }
 
 // Overlaps reports whether a change under b's keys can wake a watch on a:

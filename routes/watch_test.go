@@ -239,3 +239,38 @@ func waitForWaiter(t *testing.T, tab *Table) {
 		return nil
 	})
 }
+
+// WatchOf lists every key a change to r can mark: the views it appears in,
+// and the topic or service list it may join or leave.
+func WatchOf(r Record) Watch {
+	switch {
+	case r.Broker != nil:
+		return Watch{brokerKey(r.Broker.Name), WatchClusters[0]}
+	case r.Queue != nil:
+		return Watch{topicKey(r.Queue.Topic), WatchTopics[0]}
+	case r.URL != nil:
+		return Watch{urlsKey(r.URL.Interface, r.URL.Category), serviceKey(r.URL.Interface), WatchServices[0]}
+	case r.Mapping != nil:
+		return Watch{topicKey(r.Mapping.Topic)}
+	case r.Znode != nil:
+		return watchOfZnode(r.Znode)
+	}
+	return nil
+}
+
+// watchOfZnode lists every key a change to z can mark.
+func watchOfZnode(z *Znode) Watch {
+	switch kind, a, _ := classifyAppPath(z.Path); kind {
+	case instancePath:
+		return Watch{appKey(a), WatchApps[0]}
+	case mappingPath:
+		w := Watch{WatchApps[0], appsOfKey(a)}
+		for _, n := range mappingNames(z.Data) {
+			w = append(w, appKey(n))
+		}
+		return w
+	case metadataPath:
+		return Watch{appKey(a)}
+	}
+	return nil
+}
