@@ -55,7 +55,13 @@ type childResult struct {
 }
 
 // isChild reports whether this process was started as a P4 or P7 child.
-func isChild() bool { v := os.Getenv(childEnv); return v == "p4-joiner" || v == "p7-writer" }
+func isChild() bool {
+	switch os.Getenv(childEnv) {
+	case "p4-joiner", "p7-writer", "p7-receiver":
+		return true
+	}
+	return false
+}
 
 func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64, limit, gogc string) (childResult, error) {
 	exe, err := os.Executable()
@@ -83,10 +89,15 @@ func joinInChild(ctx context.Context, c *bench.Cluster, ref uint64, limit, gogc 
 
 // runChild is the child's whole life: it prints one JSON childResult.
 func runChild(stdout io.Writer) int {
-	if os.Getenv(childEnv) == "p7-writer" {
-		res := p7Child()
-		_ = json.NewEncoder(stdout).Encode(res)
-		if res.Error != "" {
+	if role := os.Getenv(childEnv); role == "p7-writer" || role == "p7-receiver" {
+		// P7's children report as they go (p7_receiver.go); only a
+		// failure is left to say.
+		run := p7Child
+		if role == "p7-receiver" {
+			run = p7Receiver
+		}
+		if res := run(); res.Error != "" {
+			_ = json.NewEncoder(stdout).Encode(res)
 			return 1
 		}
 		return 0
