@@ -2,6 +2,7 @@ package routes
 
 import (
 	"bytes"
+	"hash/fnv"
 	"strings"
 )
 
@@ -36,6 +37,17 @@ type Znode struct {
 	// written without seeing it: the two conflicted, and the ZooKeeper
 	// door expires the session whose write lost (agent/zookeeper).
 	Replaces uint64 `json:"r,omitempty"`
+}
+
+// OriginOwner is the Owner of the ephemeral znodes an agent holds without a
+// ZooKeeper session (registered over HTTP or Nacos), and the one the
+// ZooKeeper door shows for another agent's URL records: a non-zero id
+// derived from the agent's name, alike on every agent, with the top byte
+// clear as ZooKeeper's session ids have.
+func OriginOwner(origin string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(origin))
+	return int64(h.Sum64()&0x00ffffffffffffff) | 1
 }
 
 // MaxZnodePath bounds a znode path (ZooKeeper has no limit but its 1 MiB

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/lease"
-	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -130,7 +129,7 @@ func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (
 func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, md map[string]string) (routes.Instance, lease.Saving, error) {
 	path := routes.InstancePath(reg.App, reg.ID)
 	key := routes.ZnodeKey(path, "")
-	owner := zookeeper.OriginOwner(s.table.Local())
+	owner := routes.OriginOwner(s.table.Local())
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	now := time.Now().UnixMilli()
@@ -178,7 +177,7 @@ func (s *Server) UnregisterInstance(app, id string) (bool, error) {
 		s.regMu.Unlock()
 		return false, nil
 	}
-	if old.Znode.Owner != zookeeper.OriginOwner(s.table.Local()) {
+	if old.Znode.Owner != routes.OriginOwner(s.table.Local()) {
 		s.regMu.Unlock()
 		return false, errorf(http.StatusConflict, "instance %s of %s is held by ZooKeeper session 0x%x: it goes when that session ends", id, app, old.Znode.Owner)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
-	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -129,7 +128,7 @@ func (s *Server) settle(sv service, inst nacoswire.Instance, persistent bool, re
 		return rec
 	}
 	z := *rec.Znode
-	z.Owner = zookeeper.OriginOwner(s.table.Local())
+	z.Owner = routes.OriginOwner(s.table.Local())
 	if cur, held := s.table.LocalRecord(rec.Key()); held && cur.Znode != nil {
 		z.Ctime, z.Version = cur.Znode.Ctime, cur.Znode.Version
 		z.Data = routes.CuratorInstanceJSON(a.app, a.id, a.ip, a.port, a.md, z.Ctime)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
-	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -54,7 +53,7 @@ func TestAppInstanceIsTheApplicationInstance(t *testing.T) {
 		t.Fatalf("also recorded as URLs %q", got)
 	}
 	rec, ok := reg.Routes.LocalRecord(routes.ZnodeKey("/services/demo-app/10.0.0.5:20880", ""))
-	if !ok || rec.Znode == nil || rec.Znode.Owner != zookeeper.OriginOwner("local") || rec.Znode.Stamp == 0 {
+	if !ok || rec.Znode == nil || rec.Znode.Owner != routes.OriginOwner("local") || rec.Znode.Stamp == 0 {
 		t.Fatalf("the instance's znode record: %+v", rec.Znode)
 	}
 

@@ -97,7 +97,7 @@ func (s *Server) checkCreateLost(p, key string) {
 	if w.Origin == s.local || z == nil || z.Replaces == mine.Znode.Stamp {
 		return
 	}
-	if w.Origin != routes.RulesOrigin && z.Owner == originOwner(w.Origin) {
+	if w.Origin != routes.RulesOrigin && z.Owner == routes.OriginOwner(w.Origin) {
 		return // registered over HTTP: no session to have raced
 	}
 	s.lose(ss, "create", p, w.Origin)
@@ -116,7 +116,7 @@ func lostTo(h routes.Held, held []routes.Held) bool {
 	if z == nil || z.Replaces == h.Rec.Znode.Stamp {
 		return false
 	}
-	return w.Origin == routes.RulesOrigin || z.Owner != originOwner(w.Origin)
+	return w.Origin == routes.RulesOrigin || z.Owner != routes.OriginOwner(w.Origin)
 }
 
 // checkWriteLost expires the session whose versioned setData at key was

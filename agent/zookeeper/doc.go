@@ -25,7 +25,7 @@
 //     znodes among them (/services/{app}/{id}, /dubbo/mapping/{interface})
 //     are also read by the table's application views (routes/apps.go,
 //     GET /v1/apps); an instance registered over HTTP is such a record,
-//     held by its agent under a TTL, whose owner is OriginOwner(agent).
+//     held by its agent under a TTL, whose owner is routes.OriginOwner(agent).
 //   - Two agents may both accept a create of one ephemeral path, when each
 //     has not yet seen the other's (no consensus refuses the second). Each
 //     record carries the table's Lamport stamp (routes.Table.Stamp), and

@@ -1,7 +1,6 @@
 package zookeeper
 
 import (
-	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -46,7 +45,7 @@ func (s *Server) resolveURL(key string) content {
 	case h.Origin == s.local && s.owners[key] != 0:
 		c.owner = s.owners[key] // written before URL records carried their owner
 	default:
-		c.owner = originOwner(h.Origin) // registered over HTTP: no session
+		c.owner = routes.OriginOwner(h.Origin) // registered over HTTP: no session
 	}
 	return c
 }
@@ -154,13 +153,4 @@ func mergeSet(held []routes.Held) content {
 	sort.Strings(list)
 	c.data = []byte(strings.Join(list, ","))
 	return c
-}
-
-// originOwner is the ephemeralOwner shown for a URL record of another agent
-// (or one registered over HTTP): a stable non-zero id derived from the
-// agent's name, with the top byte clear as ZooKeeper's session ids have.
-func originOwner(origin string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(origin))
-	return int64(h.Sum64()&0x00ffffffffffffff) | 1
 }
