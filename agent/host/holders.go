@@ -36,20 +36,27 @@ type doorHost struct {
 func (d *doorHost) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.applyAsLocked(d.door, puts, deletes, nil)
+}
+
+// applyAsLocked is the Apply of the door named door (doorHost.Apply);
+// keys, when not nil, are strings of put keys the table keeps instead of
+// its own copy (applyLocked). h.mu must be held.
+func (h *Local) applyAsLocked(door string, puts []routes.Record, deletes []string, keys map[string]string) (bool, error) {
 	kept := 0
 	var restore []routes.Record
 	var reverted []string // keys whose content went back to another holder's
 	if len(deletes) > 0 {
 		own := deletes[:0:0]
 		for _, k := range deletes {
-			others, holds := othersOf(d.doorsLocked(k), d.door)
+			others, holds := othersOf(h.doorsLocked(k), door)
 			if len(others) == 0 {
-				delete(d.shared, k)
+				delete(h.shared, k)
 				own = append(own, k)
 				continue
 			}
 			kept++
-			switch put, del := d.keptDeleteLocked(d.door, k, others, holds); {
+			switch put, del := h.keptDeleteLocked(door, k, others, holds); {
 			case put != nil:
 				restore = append(restore, *put)
 				reverted = append(reverted, k)
@@ -60,18 +67,18 @@ func (d *doorHost) Apply(puts []routes.Record, deletes []string) (bool, error) {
 		}
 		deletes = own
 	}
-	written := d.sharedPutsLocked(d.door, puts)
+	written := h.sharedPutsLocked(door, puts)
 	all := puts
 	if len(restore) > 0 {
 		all = append(slices.Clip(puts), restore...)
 	}
-	ok, err := d.applyLocked(all, deletes)
+	ok, err := h.applyLocked(all, deletes, keys)
 	if err != nil {
 		return false, err // past the budget: nothing changed in the table
 	}
-	d.notePutsLocked(d.door, written)
+	h.notePutsLocked(door, written)
 	if len(reverted) > 0 {
-		d.leases.Resave(reverted)
+		h.leases.Resave(reverted)
 	}
 	return ok || kept > 0, nil
 }

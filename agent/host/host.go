@@ -15,6 +15,9 @@
 //     topic's route ordered nearest first.
 //   - Ready says whether the first sync with the cluster is done, so an
 //     empty answer means "none" rather than "not learned yet".
+//   - Write changes records clients hold in one call: saves their
+//     leases, applies the records, lets go of the door's lock and waits
+//     for the disk (write.go).
 //   - Hold, HoldAll, PutLease, Drop, DropLease, Forget, Undo and
 //     RestoredLeases hold a client's records across the agent's restart
 //     (package lease); an error means the data dir could not save the
@@ -63,6 +66,13 @@ type Host interface {
 	TopicRoute(topic string) (routes.TopicRoute, bool)
 	// Ready reports whether the first sync with the cluster is done.
 	Ready() bool
+	// Write changes records its clients hold, naming only what changes:
+	// saves the leases, applies the records, calls unlock, and waits
+	// until the change is on disk (write.go). An error before the apply
+	// (routes.ErrBudget, or the data dir refused it) means nothing
+	// changed and unlock was not called; ErrUnsaved, that the change is
+	// made but not on disk.
+	Write(unlock func(), ws ...lease.Write) error
 	// Leases keep a door's clients' records across the agent's restart;
 	// Hold saves one before the door applies what it covers, so a change
 	// that cannot be saved changes nothing.
@@ -127,13 +137,23 @@ func New(cfg Config) *Local {
 func (h *Local) Apply(puts []routes.Record, deletes []string) (bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.applyLocked(puts, deletes)
+	return h.applyLocked(puts, deletes, nil)
 }
 
 // applyLocked is Apply with h.mu held: within the budget, counting what
 // other doors' saved writes reserved, the check and the change one step.
-func (h *Local) applyLocked(puts []routes.Record, deletes []string) (bool, error) {
-	pending, keys := h.budget.settle(puts, deletes)
+// keys (may be nil) are strings of put keys a lease keeps, which the
+// table then keeps instead of a copy: a Dubbo URL's key is the whole
+// URL, and a copy per holder doubled what an HTTP registration costs.
+func (h *Local) applyLocked(puts []routes.Record, deletes []string, keys map[string]string) (bool, error) {
+	pending, reserved := h.budget.settle(puts, deletes)
+	if keys == nil {
+		keys = reserved
+	} else {
+		for k, s := range reserved {
+			keys[k] = s
+		}
+	}
 	d, ok, err := h.table.ApplyLocalWithin(puts, deletes, h.cfg.Budget, pending, keys)
 	if err != nil {
 		h.refused(err)

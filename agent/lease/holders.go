@@ -7,18 +7,13 @@ import "slices"
 // RocketMQ connection) still holds the record, so door letting go of it
 // must not withdraw it. Leases are kept in memory with or without a data
 // dir, so this holds without one too. It looks the key up in the index of
-// what each lease names (setLocked), not through every lease.
+// what each lease names (index.go), not through every lease.
 func (ls *Store) HeldByOtherDoor(key, door string) bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	ks := map[string]bool{}
-	ls.holdersLocked(key, ks)
-	for k := range ks {
-		if l := ls.m[k]; l.Door != door && l.Covers(key) {
-			return true
-		}
-	}
-	return false
+	other := false
+	ls.eachHolderLocked(key, func(k string) { other = other || ls.m[k].Door != door })
+	return other
 }
 
 // DoorsHolding appends to buf, once each, the doors whose leases cover
@@ -26,19 +21,11 @@ func (ls *Store) HeldByOtherDoor(key, door string) bool {
 func (ls *Store) DoorsHolding(key string, buf []string) []string {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	add := func(ks map[string]bool) {
-		for k := range ks {
-			if l := ls.m[k]; l.Covers(key) && !slices.Contains(buf, l.Door) {
-				buf = append(buf, l.Door)
-			}
+	ls.eachHolderLocked(key, func(k string) {
+		if d := ls.m[k].Door; !slices.Contains(buf, d) {
+			buf = append(buf, d)
 		}
-	}
-	add(ls.held[key])
-	for i := 0; i < len(key)-1; i++ {
-		if key[i] == '/' {
-			add(ls.held[key[:i+1]])
-		}
-	}
+	})
 	return buf
 }
 
@@ -59,10 +46,8 @@ func (ls *Store) Resave(keys []string) {
 		clear(ks)
 		ls.holdersLocked(key, ks)
 		for k := range ks {
-			if ls.m[k].Covers(key) {
-				ls.lazy[k] = true
-				n++
-			}
+			ls.lazy[k] = true
+			n++
 		}
 	}
 	ls.mu.Unlock()

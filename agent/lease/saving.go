@@ -138,7 +138,9 @@ func (ls *Store) inFlight() Saving {
 func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 	k := leaseKey(l.Door, l.ID)
 	ls.mu.Lock()
-	old, had := ls.m[k]
+	_, had := ls.m[k]
+	sameCover := had && ls.sameCoverLocked(k, l)
+	same := sameCover && ls.sameButDeadlineLocked(k, l)
 	sv, inFile := ls.saved[k]
 	stop := ls.dir == "" || ls.frozen
 	ls.mu.Unlock()
@@ -150,12 +152,12 @@ func (ls *Store) Hold(l Lease, recs []routes.Record) (Saving, error) {
 		return Saving{}, err
 	}
 	h := hashBytes(b)
-	if had && inFile && old.SameCover(l) && h == sv.hash {
+	if inFile && sameCover && h == sv.hash {
 		ls.mu.Lock()
 		ls.setLocked(k, l)
 		delete(ls.dropLater, k)
 		ls.mu.Unlock()
-		ls.refresh(k, old, had, l, sv)
+		ls.refresh(k, same, l, sv)
 		return Saving{ls: ls, seq: sv.wseq}, nil // the entry that wrote them may be on its way still
 	}
 	body, err := json.Marshal(leaseBody{Lease: l, Records: b})
@@ -233,7 +235,8 @@ func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, err
 	}
 	delete(ks, k)
 	for ok := range ks {
-		cands = append(cands, cand{k: ok, l: ls.m[ok], pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
+		l, _ := ls.leaseLocked(ok)
+		cands = append(cands, cand{k: ok, l: l, pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
 	}
 	ls.mu.Unlock()
 	var out []otherHold

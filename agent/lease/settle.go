@@ -47,7 +47,7 @@ func (ls *Store) Unsettled() []string {
 	var out []string
 	for _, k := range ks {
 		ls.mu.Lock()
-		l, ok := ls.m[k]
+		l, ok := ls.leaseLocked(k)
 		ls.mu.Unlock()
 		if ok {
 			for _, r := range l.Records(ls.table) {
@@ -77,7 +77,7 @@ func (ls *Store) Settle(views []routes.Remembered) routes.Delta {
 	var keys []string
 	for k, w := range unsettled {
 		ls.mu.Lock()
-		l, ok := ls.m[k]
+		l, ok := ls.leaseLocked(k)
 		ls.mu.Unlock()
 		if !ok {
 			continue

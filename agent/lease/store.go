@@ -74,11 +74,12 @@ type Store struct {
 	logger *slog.Logger
 
 	mu       sync.Mutex
-	dir      string // "" without a data dir
-	m        map[string]Lease
-	held     map[string]map[string]bool // a key or prefix of a lease in m → the leases naming it (setLocked)
-	saved    map[string]savedState      // by lease key: what the files hold
-	lazy     map[string]bool            // leases whose deadline or state waits for the saver
+	dir      string                         // "" without a data dir
+	m        map[string]Lease               // their Keys in no order, the store's own (index.go)
+	held     map[string]map[string]int      // a key a lease in m names → those leases → its place in their Keys
+	pre      map[string]map[string]struct{} // a prefix a lease in m names → those leases
+	saved    map[string]savedState          // by lease key: what the files hold
+	lazy     map[string]bool                // leases whose deadline or state waits for the saver
 	restored map[string][]Lease
 	claimed  map[string]bool
 	frozen   bool // shutting down: the files stay as they are
@@ -119,7 +120,7 @@ func leaseKey(door, id string) string {
 // NewStore makes the lease store of the agent whose table is table, saving
 // to dataDir ("": saving nothing). Restore reads what it saved before.
 func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
-	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, held: map[string]map[string]bool{}, saved: map[string]savedState{}, lazy: map[string]bool{},
+	return &Store{table: table, logger: logger, dir: dataDir, m: map[string]Lease{}, held: map[string]map[string]int{}, pre: map[string]map[string]struct{}{}, saved: map[string]savedState{}, lazy: map[string]bool{},
 		restored: map[string][]Lease{}, claimed: map[string]bool{}, dirty: make(chan struct{}, 1),
 		pending: map[string]pendingHold{}, dropLater: map[string]leaseRef{}, unsettled: map[string]written{}}
 }
@@ -138,7 +139,9 @@ func NewStore(dataDir string, table *routes.Table, logger *slog.Logger) *Store {
 func (ls *Store) PutLease(l Lease) error {
 	k := leaseKey(l.Door, l.ID)
 	ls.mu.Lock()
-	old, had := ls.m[k]
+	_, had := ls.m[k]
+	sameCover := had && ls.sameCoverLocked(k, l)
+	same := sameCover && ls.sameButDeadlineLocked(k, l)
 	ls.setLocked(k, l)
 	delete(ls.dropLater, k)
 	delete(ls.pending, k) // the door has applied what a Hold wrote: the table says
@@ -148,7 +151,7 @@ func (ls *Store) PutLease(l Lease) error {
 	}
 	sv, inFile := ls.saved[k]
 	ls.mu.Unlock()
-	cover := !inFile || !had || !old.SameCover(l)
+	cover := !inFile || !sameCover
 	if cover || ls.localSeq() > sv.seq {
 		// New, other keys, or some record of ours changed since the
 		// lease was written, maybe one of its own: written now unless
@@ -164,16 +167,17 @@ func (ls *Store) PutLease(l Lease) error {
 		sv = ls.saved[k]
 		ls.mu.Unlock()
 	}
-	ls.refresh(k, old, had, l, sv)
+	ls.refresh(k, same, l, sv)
 	// The entry that wrote these records may be on its way still (a
 	// Hold whose door has not waited yet).
 	return Saving{ls: ls, seq: sv.wseq}.Wait()
 }
 
 // refresh saves lease l, whose records are saved as sv, lazily when its
-// deadline moved past the slack or its state changed since old.
-func (ls *Store) refresh(k string, old Lease, had bool, l Lease, sv savedState) {
-	if had && old.SameButDeadline(l) && l.Deadline.Sub(sv.deadline).Abs() < slackFor(l) {
+// deadline moved past the slack, or when it was not the same lease but
+// for its deadline.
+func (ls *Store) refresh(k string, same bool, l Lease, sv savedState) {
+	if same && l.Deadline.Sub(sv.deadline).Abs() < slackFor(l) {
 		return
 	}
 	ls.mu.Lock()
@@ -196,7 +200,8 @@ func (ls *Store) Leases() []Lease {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	out := make([]Lease, 0, len(ls.m))
-	for _, l := range ls.m {
+	for k := range ls.m {
+		l, _ := ls.leaseLocked(k)
 		out = append(out, l)
 	}
 	return out
@@ -226,7 +231,7 @@ func (ls *Store) writeLease(k string, force bool) (wrote bool, wseq uint64, err 
 // writeLeaseLocked is writeLease with saveMu held.
 func (ls *Store) writeLeaseLocked(k string, force bool) (wrote bool, wseq uint64, err error) {
 	ls.mu.Lock()
-	l, ok := ls.m[k]
+	l, ok := ls.leaseLocked(k)
 	sv, inFile := ls.saved[k]
 	stop := !ok || ls.frozen || ls.log == nil
 	ls.mu.Unlock()
@@ -316,7 +321,8 @@ func (ls *Store) compactLeases() error {
 	keys := make([]string, 0, len(ls.m))
 	leases := make([]Lease, 0, len(ls.m))
 	pending := make(map[string]pendingHold, len(ls.pending))
-	for k, l := range ls.m {
+	for k := range ls.m {
+		l, _ := ls.leaseLocked(k)
 		keys = append(keys, k)
 		leases = append(leases, l)
 	}
@@ -646,7 +652,7 @@ func (ls *Store) Freeze(forget bool) {
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
 	if forget {
-		ls.m, ls.held = map[string]Lease{}, map[string]map[string]bool{}
+		ls.m, ls.held, ls.pre = map[string]Lease{}, map[string]map[string]int{}, map[string]map[string]struct{}{}
 		ls.pending = map[string]pendingHold{}
 	}
 	frozen := ls.frozen

@@ -60,6 +60,17 @@ func (l *linkedRegistry) Forget(string, string) lease.Saving           { return 
 func (l *linkedRegistry) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
 func (l *linkedRegistry) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
 func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease     { return nil }
+func (l *linkedRegistry) Write(unlock func(), ws ...lease.Write) error {
+	for _, w := range ws {
+		if _, err := l.Apply(w.Puts, w.Deletes); err != nil {
+			return err
+		}
+	}
+	if unlock != nil {
+		unlock()
+	}
+	return nil
+}
 
 // deliver applies what from wrote since the last delivery to every other
 // registry, as gossip would.

@@ -256,6 +256,50 @@ func (f *Fake) HoldAll(cs []lease.Change) (lease.Saving, error) {
 	return lease.Saving{}, nil
 }
 
+// Write keeps each lease as its write leaves it (a drop: event "drop
+// ID") and applies the records (Apply), once they fit the Budget with
+// the deletes counted as freed; then it calls unlock, as the agent's
+// host does. A refusal (Budget, LeaseErr) changes nothing and does not
+// call unlock.
+func (f *Fake) Write(unlock func(), ws ...lease.Write) error {
+	var puts []routes.Record
+	var deletes []string
+	for _, w := range ws {
+		puts = append(puts, w.Puts...)
+		deletes = append(deletes, w.Deletes...)
+	}
+	if _, _, err := f.Routes.CheckLocal(puts, deletes, f.Budget, routes.Usage{}); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	if err := errOf(&f.LeaseErr); err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	if f.leases == nil {
+		f.leases = map[string]lease.Lease{}
+	}
+	for _, w := range ws {
+		k := w.Lease.Door + "/" + w.Lease.ID
+		if l := f.leases[k].After(w); l.Door != "" {
+			f.leases[k] = l
+		} else {
+			delete(f.leases, k)
+			f.eventLocked("drop " + w.Lease.ID)
+		}
+	}
+	f.mu.Unlock()
+	if len(puts)+len(deletes) > 0 {
+		if _, err := f.Apply(puts, deletes); err != nil {
+			return err
+		}
+	}
+	if unlock != nil {
+		unlock()
+	}
+	return nil
+}
+
 // Undo puts back what a HoldAll changed: here, HoldAll again.
 func (f *Fake) Undo(cs []lease.Change) (lease.Saving, error) { return f.HoldAll(cs) }
 
