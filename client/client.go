@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,7 +27,9 @@ const IndexHeader = "X-Namecast-Index"
 type Config struct {
 	// Address of the agent's HTTP API: "host:port" or a URL such as
 	// "http://host:port" or "https://host:port". Empty means
-	// $NAMECAST_HTTP_ADDR, else DefaultAddress. A missing port means 7947.
+	// $NAMECAST_HTTP_ADDR, else DefaultAddress. A missing port means 7947;
+	// a port alone ("7948") means that port on 127.0.0.1, where an agent
+	// beside the caller listens.
 	Address string
 
 	// Token is sent as "Authorization: Bearer <token>" with every request;
@@ -92,6 +95,9 @@ func (c *Client) Address() string { return c.host }
 
 func parseAddress(addr string) (*url.URL, error) {
 	raw := addr
+	if isPort(raw) {
+		raw = "127.0.0.1:" + raw
+	}
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
 	}
@@ -109,4 +115,10 @@ func parseAddress(addr string) (*url.URL, error) {
 		u.Host = net.JoinHostPort(u.Hostname(), "7947")
 	}
 	return u, nil
+}
+
+// isPort says whether s is a port number alone, such as "7948".
+func isPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n < 65536 && strconv.Itoa(n) == s
 }

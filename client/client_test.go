@@ -19,6 +19,8 @@ func TestNewClientAddress(t *testing.T) {
 		{"", "h", "http://h:7947"},
 		{"", "[::1]", "http://[::1]:7947"},
 		{"", "[::1]:80", "http://[::1]:80"},
+		{"", "7948", "http://127.0.0.1:7948"},
+		{"7948", "", "http://127.0.0.1:7948"},
 	}
 	for _, tt := range tests {
 		t.Setenv(EnvHTTPAddr, tt.env)

@@ -26,6 +26,9 @@ type Member struct {
 	Addr   string            `json:"addr"`   // gossip host:port
 	Status string            `json:"status"` // one of the Member* statuses
 	Tags   map[string]string `json:"tags"`
+	// Since is when the agent asked saw the member take its status, on
+	// that agent's clock: how long a dead member has been dead.
+	Since time.Time `json:"since"`
 }
 
 // Member statuses.

@@ -119,7 +119,7 @@ type clientFlags struct {
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.http, "http", "", "agent HTTP API `address` (default $NAMECAST_HTTP_ADDR, else 127.0.0.1:7947)")
+	fs.StringVar(&f.http, "http", "", "agent HTTP API `address`, or a port on 127.0.0.1 (default $NAMECAST_HTTP_ADDR, else 127.0.0.1:7947)")
 	fs.StringVar(&f.token, "token", "", "`token` for agents started with --http-token (default $NAMECAST_HTTP_TOKEN)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/namecast/namecast/client"
 )
@@ -124,4 +125,22 @@ func printLines(w io.Writer, items []string) {
 	for _, s := range items {
 		fmt.Fprintln(w, s)
 	}
+}
+
+// ago says how long before now t was, in its largest whole unit ("45s",
+// "12m", "5h", "3d"); "-" for a time not known.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := max(now.Sub(t), 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/namecast/namecast/client"
 )
@@ -34,13 +35,13 @@ func runMembers(c *cli, args []string) error {
 func printMembers(w io.Writer, members []client.Member) {
 	members = slices.Clone(members)
 	slices.SortFunc(members, func(a, b client.Member) int { return strings.Compare(a.Name, b.Name) })
-	t := newTable(w, "NAME", "ADDR", "STATUS", "TAGS")
+	t := newTable(w, "NAME", "ADDR", "STATUS", "SINCE", "TAGS")
 	for _, m := range members {
 		var tags []string
 		for _, k := range slices.Sorted(maps.Keys(m.Tags)) {
 			tags = append(tags, k+"="+m.Tags[k])
 		}
-		t.row(m.Name, m.Addr, m.Status, orDash(strings.Join(tags, ",")))
+		t.row(m.Name, m.Addr, m.Status, ago(m.Since, time.Now()), orDash(strings.Join(tags, ",")))
 	}
 	t.flush()
 }

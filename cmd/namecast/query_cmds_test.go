@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 const routeJSON = `{"queueDatas":[{"brokerName":"broker-b","readQueueNums":8,"writeQueueNums":8,"perm":6,"topicSysFlag":0},
@@ -13,17 +15,44 @@ const routeJSON = `{"queueDatas":[{"brokerName":"broker-b","readQueueNums":8,"wr
 
 func TestMembers(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("GET /v1/members", 200, `[{"name":"n2","addr":"10.0.0.2:7946","status":"suspect","tags":{}},
-		{"name":"n1","addr":"10.0.0.1:7946","status":"alive","tags":{"zone":"a","role":"broker"}}]`)
-	want := `NAME  ADDR           STATUS   TAGS
-n1    10.0.0.1:7946  alive    role=broker,zone=a
-n2    10.0.0.2:7946  suspect  -
+	since := time.Now().Add(-90 * time.Second).UTC().Format(time.RFC3339Nano)
+	body := `[{"name":"n2","addr":"10.0.0.2:7946","status":"suspect","tags":{},"since":"` + since + `"},
+		{"name":"n1","addr":"10.0.0.1:7946","status":"alive","tags":{"zone":"a","role":"broker"},"since":"0001-01-01T00:00:00Z"}]`
+	f.on("GET /v1/members", 200, body)
+	want := `NAME  ADDR           STATUS   SINCE  TAGS
+n1    10.0.0.1:7946  alive    -      role=broker,zone=a
+n2    10.0.0.2:7946  suspect  1m     -
 `
 	if out := ok(t, "members", "--http", f.addr()); out != want {
 		t.Errorf("members printed\n%s\nwant\n%s", out, want)
 	}
-	assertJSON(t, ok(t, "members", "--http", f.addr(), "--json"), `[{"name":"n2","addr":"10.0.0.2:7946","status":"suspect","tags":{}},
-		{"name":"n1","addr":"10.0.0.1:7946","status":"alive","tags":{"zone":"a","role":"broker"}}]`)
+	// --http PORT is that port on 127.0.0.1, where an agent beside the
+	// operator listens.
+	_, port, _ := net.SplitHostPort(f.addr())
+	if out := ok(t, "members", "--http", port); out != want {
+		t.Errorf("members --http %s printed\n%s\nwant\n%s", port, out, want)
+	}
+	// --json keeps every field the agent sent, since among them.
+	assertJSON(t, ok(t, "members", "--http", f.addr(), "--json"), body)
+}
+
+func TestAgo(t *testing.T) {
+	now := time.Date(2026, 12, 8, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, "-"},
+		{now.Add(time.Second), "0s"},
+		{now.Add(-45 * time.Second), "45s"},
+		{now.Add(-12*time.Minute - 59*time.Second), "12m"},
+		{now.Add(-5 * time.Hour), "5h"},
+		{now.Add(-72 * time.Hour), "3d"},
+	} {
+		if got := ago(tt.t, now); got != tt.want {
+			t.Errorf("ago(%v) = %q, want %q", now.Sub(tt.t), got, tt.want)
+		}
+	}
 }
 
 func TestTopics(t *testing.T) {

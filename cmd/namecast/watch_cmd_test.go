@@ -111,17 +111,17 @@ func TestWatchRouteWaitsForTopic(t *testing.T) {
 func TestWatchMembersJSON(t *testing.T) {
 	testutil.CheckLeaks(t)
 	f := newFakeAgent(t)
-	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{}}]`)
+	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{},"since":"2026-12-08T10:00:00Z"}]`)
 	w := startWatch(t, "watch", "members", "--json", "--http", f.addr())
 	w.stdout.waitFor(t, "\n", 1)
-	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{}},{"name":"n2","addr":"h:2","status":"alive","tags":{}}]`)
+	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{},"since":"2026-12-08T10:00:00Z"},{"name":"n2","addr":"h:2","status":"alive","tags":{},"since":"2026-12-08T10:00:01Z"}]`)
 	w.stdout.waitFor(t, "\n", 2)
 	w.stop()
 	lines := strings.Split(strings.TrimSpace(w.stdout.String()), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("printed %d lines:\n%s", len(lines), w.stdout.String())
 	}
-	assertJSON(t, lines[1], `[{"name":"n1","addr":"h:1","status":"alive","tags":{}},{"name":"n2","addr":"h:2","status":"alive","tags":{}}]`)
+	assertJSON(t, lines[1], `[{"name":"n1","addr":"h:1","status":"alive","tags":{},"since":"2026-12-08T10:00:00Z"},{"name":"n2","addr":"h:2","status":"alive","tags":{},"since":"2026-12-08T10:00:01Z"}]`)
 }
 
 func TestWatchServices(t *testing.T) {
@@ -155,7 +155,7 @@ func TestWatchReportsAnOutageOnce(t *testing.T) {
 		}
 		return nil
 	})
-	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{}}]`)
+	f.on("GET /v1/members", 200, `[{"name":"n1","addr":"h:1","status":"alive","tags":{},"since":"2026-12-08T10:00:00Z"}]`)
 	w.stdout.waitFor(t, "n1", 1)
 	if code := w.stop(); code != 0 {
 		t.Errorf("exit %d", code)
