@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/namecast/namecast/agent/consul"
 	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/nacos"
@@ -40,6 +41,7 @@ type Config struct {
 	rocketmq.RocketMQSettings
 	zookeeper.ZooKeeperSettings
 	nacos.NacosSettings
+	consul.ConsulSettings
 	httpapi.HTTPSettings
 
 	// Join lists members to join at start (failure is fatal); RetryJoin

@@ -71,6 +71,7 @@ func TestAgentWithoutKeyCannotJoin(t *testing.T) {
 	for _, k := range []string{"", key(8)} {
 		cfg := agent.DefaultConfig()
 		cfg.NodeName, cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "intruder", "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
+		cfg.ConsulAddr = "off"
 		cfg.EncryptKey = k
 		cfg.Join = []string{c.Agent(0).GossipAddr()}
 		cfg.TuneMemberlist = agenttest.FastFailure

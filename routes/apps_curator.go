@@ -151,3 +151,11 @@ func metadataServices(data []byte) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ParseInstance reads instance id of app from its znode data, as the
+// application views do, for the agent holding it.
+func ParseInstance(app, id string, data []byte, agent string) Instance {
+	in := parseInstance(app, id, data)
+	in.Agent = agent
+	return in.clone()
+}

@@ -3,6 +3,7 @@ package routes
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // The read models below serve inspection (the HTTP API's /v1/origins,
@@ -79,4 +80,28 @@ func (t *Table) BrokerEntries() []BrokerEntry {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Origin, b.Origin))
 	})
 	return out
+}
+
+// RulesUnder lists the live rules whose key starts with prefix, sorted by
+// key, with their times; index is the highest time of any write under
+// prefix, live or deleted (while its tombstone is kept): it moves with
+// every change of what the prefix holds, alike on every agent (the
+// Consul door's KV index).
+func (t *Table) RulesUnder(prefix string) (entries []RuleEntry, index uint64) {
+	t.mu.RLock()
+	st := t.origins[RulesOrigin]
+	for k, e := range st.live.all() {
+		if strings.HasPrefix(k, prefix) {
+			entries = append(entries, RuleEntry{Key: k, Time: e.seq, Writer: st.writer(k), Record: e.clone()})
+			index = max(index, e.seq)
+		}
+	}
+	for k, tb := range st.tombs {
+		if strings.HasPrefix(k, prefix) {
+			index = max(index, tb.seq)
+		}
+	}
+	t.mu.RUnlock()
+	slices.SortFunc(entries, func(a, b RuleEntry) int { return cmp.Compare(a.Key, b.Key) })
+	return entries, index
 }

@@ -176,3 +176,24 @@ func TestRuleWriteAfterSeeingWinsWhateverTheClocks(t *testing.T) {
 		}
 	}
 }
+
+// RulesUnder's index moves with a put and with a delete under its prefix,
+// and not with a change elsewhere.
+func TestRulesUnderIndexMovesWithDeletes(t *testing.T) {
+	tab := NewTable("a", 1)
+	kv := func(k, v string) Record { return Record{KV: &KV{Namespace: "ns", Key: k, Value: v}} }
+	tab.ApplyRules([]Record{kv("p/a", "1"), kv("p/b", "2"), kv("q/c", "3")}, nil)
+	es, i1 := tab.RulesUnder(KVKey("ns", "p/"))
+	if len(es) != 2 || es[0].Record.KV.Key != "p/a" || es[1].Record.KV.Key != "p/b" {
+		t.Fatalf("entries %+v", es)
+	}
+	tab.ApplyRules([]Record{kv("q/c", "4")}, nil)
+	if _, i := tab.RulesUnder(KVKey("ns", "p/")); i != i1 {
+		t.Errorf("a write elsewhere moved the index %d -> %d", i1, i)
+	}
+	tab.ApplyRules(nil, []string{KVKey("ns", "p/a")})
+	es, i2 := tab.RulesUnder(KVKey("ns", "p/"))
+	if len(es) != 1 || i2 <= i1 {
+		t.Errorf("after a delete: %d entries, index %d -> %d (want it higher)", len(es), i1, i2)
+	}
+}

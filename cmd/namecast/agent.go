@@ -213,6 +213,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	fs.StringVar(&c.RocketMQAddr, "rocketmq", def.RocketMQAddr, "RocketMQ NameServer protocol `address`, or off")
 	fs.StringVar(&c.ZooKeeperAddr, "zookeeper", def.ZooKeeperAddr, "ZooKeeper client protocol `address` (Dubbo's zookeeper:// registry), or off")
 	fs.StringVar(&c.NacosAddr, "nacos", def.NacosAddr, "Nacos HTTP API `address` (Dubbo's nacos:// registry, Spring Cloud Alibaba); its gRPC is on the port + 1000; or off")
+	fs.StringVar(&c.ConsulAddr, "consul", def.ConsulAddr, "Consul HTTP API `address` (Prometheus consul_sd_configs, Traefik, Spring Cloud Consul, consul/api), or off")
 	nacosGrace := durationFlag(fs, "nacos-grace", time.Duration(def.NacosGrace), "how long the instances of a Nacos gRPC connection that closed stay, for its client to reconnect and re-register")
 	zkGrace := durationFlag(fs, "zookeeper-grace", time.Duration(def.ZooKeeperGrace), "how long a ZooKeeper session whose connection dropped without closing lives on (at most its timeout)")
 	fs.Var(&join, "join", "gossip `address` of a member to join at start (repeatable)")
@@ -257,7 +258,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 		"http-token": func() { cfg.HTTPToken = c.HTTPToken }, "http-insecure": func() { cfg.HTTPInsecure = c.HTTPInsecure },
 		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
 		"zookeeper": func() { cfg.ZooKeeperAddr = c.ZooKeeperAddr }, "zookeeper-grace": func() { cfg.ZooKeeperGrace = agent.Duration(*zkGrace) },
-		"nacos": func() { cfg.NacosAddr = c.NacosAddr }, "nacos-grace": func() { cfg.NacosGrace = agent.Duration(*nacosGrace) },
+		"nacos": func() { cfg.NacosAddr = c.NacosAddr }, "consul": func() { cfg.ConsulAddr = c.ConsulAddr }, "nacos-grace": func() { cfg.NacosGrace = agent.Duration(*nacosGrace) },
 		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
 		"discover-interface": func() { cfg.DiscoverInterface = c.DiscoverInterface },
 		"cluster":            func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },

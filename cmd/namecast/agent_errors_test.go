@@ -36,6 +36,7 @@ func (ta *testAgents) config(name string, join ...string) agent.Config {
 	cfg.RocketMQAddr = "off"
 	cfg.ZooKeeperAddr = "off"
 	cfg.NacosAddr = "off"
+	cfg.ConsulAddr = "off"
 	cfg.Cluster = ta.label
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = agent.Duration(2 * time.Second)

@@ -34,7 +34,7 @@ func TestReadmeAgentsInOneBlockShareNoPort(t *testing.T) {
 				continue
 			}
 			addrs := map[string]string{"--bind": cfg.BindAddr, "--http": cfg.HTTPAddr, "--rocketmq": cfg.RocketMQAddr,
-				"--zookeeper": cfg.ZooKeeperAddr, "--nacos": cfg.NacosAddr}
+				"--zookeeper": cfg.ZooKeeperAddr, "--nacos": cfg.NacosAddr, "--consul": cfg.ConsulAddr}
 			for flag, addr := range addrs {
 				if addr == "off" || addr == "" {
 					continue

@@ -327,3 +327,19 @@ func splitAddr(addr string) (string, int) {
 	n, _ := strconv.Atoi(p)
 	return h, n
 }
+
+// Registered reads a record of node as a Consul door's registration;
+// false for any other record.
+func Registered(node string, rec routes.Record) (Instance, bool) {
+	z := rec.Znode
+	if z == nil {
+		return Instance{}, false
+	}
+	rest, ok := strings.CutPrefix(z.Path, routes.AppsRoot+"/")
+	app, id, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 {
+		return Instance{}, false
+	}
+	in := appInstance(routes.ParseInstance(app, id, z.Data, node))
+	return in, in.Source == FromConsul
+}
