@@ -3,6 +3,7 @@ package consul
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/namecast/namecast/agent/consul/catalog"
 	"github.com/namecast/namecast/gossip"
@@ -249,13 +250,17 @@ func (s *Server) checkUpdate(w http.ResponseWriter, r *http.Request) (any, error
 	return nil, s.updateTTL(r.PathValue("id"), u.Status, u.Output)
 }
 
-// updateTTL sets a TTL check's status; a check that is not a TTL check
-// here is Consul's 500, which Spring Cloud Consul's heartbeat takes as
-// "register again" (after an agent's restart, say).
+// updateTTL sets a TTL check's status, and answers once the record holds
+// it. As Consul: an unknown check is 404, one that is not a TTL check
+// 500 (vetCheckUpdate, updateTTLCheck).
 func (s *Server) updateTTL(id, status, output string) error {
 	if err := s.checks.UpdateTTL(id, status, output); err != nil {
-		return errorf(http.StatusInternalServerError, "CheckID %q does not have associated TTL", id)
+		if strings.HasPrefix(err.Error(), "Unknown check ID") {
+			return errorf(http.StatusNotFound, "%v", err)
+		}
+		return errorf(http.StatusInternalServerError, "%v", err)
 	}
+	s.reg.reportCheck(id) // answered once the record holds the status
 	return nil
 }
 

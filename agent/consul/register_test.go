@@ -89,7 +89,7 @@ func TestBadInputGetsConsulsCodes(t *testing.T) {
 		{"PUT", "/v1/agent/service/register", map[string]any{"Name": "x", "Address": "0.0.0.0"}, 400, "Invalid service address"},
 		{"PUT", "/v1/agent/service/register", strings.Repeat(" ", maxBody+1), 413, "too large"},
 		{"GET", "/v1/agent/service/register", nil, 405, "method GET not allowed"},
-		{"PUT", "/v1/agent/check/pass/nope", nil, 500, `CheckID "nope" does not have associated TTL`},
+		{"PUT", "/v1/agent/check/pass/nope", nil, 404, `Unknown check ID "nope"`},
 		{"PUT", "/v1/agent/check/register", map[string]any{"TTL": "1s"}, 400, "Missing check name"},
 		{"PUT", "/v1/agent/check/register", map[string]any{"Name": "c", "TTL": "1s", "ServiceID": "none"}, 400, `ServiceID "none" does not exist`},
 		{"PUT", "/v1/agent/check/update/x", map[string]any{"Status": "meh"}, 400, "Invalid check status"},

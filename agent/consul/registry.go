@@ -10,7 +10,6 @@ import (
 
 	"github.com/namecast/namecast/agent/consul/catalog"
 	"github.com/namecast/namecast/agent/lease"
-	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -107,8 +106,12 @@ func (g *registry) register(reg catalog.Registration, defs []catalog.CheckDef, r
 	for _, id := range removed {
 		g.s.checks.Remove(id)
 	}
+	kept := map[string]string{}
+	for _, c := range l.reg.Checks {
+		kept[c.ID] = c.Status
+	}
 	for _, d := range defs {
-		d.ServiceID = reg.ID
+		d.ServiceID, d.Status = reg.ID, kept[d.ID] // the runner starts where the record is
 		if err := g.s.checks.Set(d); err != nil {
 			g.s.log.Warn("Consul check not started", "check", d.ID, "service", reg.ID, "err", err)
 		}
@@ -150,7 +153,7 @@ func (g *registry) states(l, old *local) []catalog.Check {
 func (g *registry) writeLocked(l *local) (lease.Saving, error) {
 	s := g.s
 	node := s.table.Local()
-	rec, err := l.reg.Record(node, zookeeper.OriginOwner(node), l.regMs)
+	rec, err := l.reg.Record(node, routes.OriginOwner(node), l.regMs)
 	if err != nil {
 		return lease.Saving{}, errorf(http.StatusBadRequest, "%v", err)
 	}
@@ -278,10 +281,16 @@ func (g *registry) removeCheck(id string) (bool, error) {
 	return true, settled(sv)
 }
 
-// reportCheck is the runner telling a check's new status and output.
-// A change of status is written to the record, so every agent sees it;
-// output alone stays here.
-func (g *registry) reportCheck(checkID, status, output string) {
+// reportCheck writes check checkID's state as the runner holds it now
+// (a report may come after later changes: the latest is written, never
+// an older one). A change of status is written to the record, so every
+// agent sees it; output alone stays here.
+func (g *registry) reportCheck(checkID string) {
+	st, ok := g.s.checks.State(checkID)
+	if !ok {
+		return
+	}
+	status, output := st.Status, st.Output
 	if len(output) > catalog.MaxCheckOutput {
 		output = output[:catalog.MaxCheckOutput] + " ... (captured " + strconv.Itoa(catalog.MaxCheckOutput) + " of " + strconv.Itoa(len(output)) + " bytes)"
 	}
@@ -351,6 +360,11 @@ func (g *registry) restore() {
 		g.mu.Unlock()
 		for _, d := range st.Defs {
 			d.ServiceID = l.reg.ID
+			for _, c := range l.reg.Checks {
+				if c.ID == d.ID {
+					d.Status = c.Status // the runner starts where the record is
+				}
+			}
 			g.s.checks.Set(d)
 		}
 	}

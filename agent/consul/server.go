@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/namecast/namecast/agent/conns"
-	"github.com/namecast/namecast/agent/consul/catalog"
+	"github.com/namecast/namecast/agent/consul/checks"
 	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/gossip"
@@ -38,10 +38,6 @@ type Config struct {
 	Node string
 	// Datacenter is the one datacenter answered for; "": dc1.
 	Datacenter string
-	// Checks builds the runner of this agent's checks, reporting through
-	// report and deregistering through deregister; nil: the door's own,
-	// which runs TTL checks only as far as the API sets them.
-	Checks func(report func(checkID, status, output string), deregister func(serviceID string)) catalog.Runner
 	// MaxConns bounds the connections open at once; 0: DefaultMaxConns,
 	// negative: no bound.
 	MaxConns int
@@ -76,7 +72,7 @@ type Server struct {
 	metrics     *metrics.Metrics
 	conns       *conns.Set[net.Conn]
 	reg         *registry
-	checks      catalog.Runner
+	checks      *checks.Runner
 	ln          net.Listener
 	srv         *http.Server
 	ctx         context.Context // done at Close: ends blocked queries
@@ -115,11 +111,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, host: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger, metrics: cfg.Metrics, ctx: ctx, cancel: cancel}
 	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusedConn, Logger: cfg.Logger})
 	s.reg = newRegistry(s)
-	if cfg.Checks != nil {
-		s.checks = cfg.Checks(s.reg.reportCheck, s.reg.deregisterCritical)
-	} else {
-		s.checks = newAPIChecks(s.reg.reportCheck)
-	}
+	s.checks = checks.New(checks.Config{Report: func(id string, _ checks.State) { s.reg.reportCheck(id) },
+		Deregister: s.reg.deregisterCritical, Logger: cfg.Logger, Metrics: cfg.Metrics})
 	s.metrics.IncrCounter([]string{"consul", "connections_refused"}, 0)
 	return s, nil
 }
