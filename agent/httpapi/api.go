@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/namecast/namecast/routes"
 )
 
 func (s *Server) getHealth(r *http.Request) (any, error) {
@@ -91,7 +93,7 @@ func (s *Server) deleteBroker(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf(http.StatusNotFound, "broker %s/%s/%d is not registered on this agent (a broker is unregistered on the agent it registered with)", cluster, name, id)
+		return nil, errorf(http.StatusNotFound, "broker %s/%s/%d is not registered on this agent%s", cluster, name, id, s.heldElsewhere(routes.BrokerKey(name, id)))
 	}
 	return map[string]bool{"deleted": true}, nil
 }

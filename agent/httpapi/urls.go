@@ -34,7 +34,7 @@ func (s *Server) deleteURL(r *http.Request) (any, error) {
 		return nil, asHTTPError(err)
 	}
 	if !ok {
-		return nil, errorf(http.StatusNotFound, "url %q is not registered on this agent", raw)
+		return nil, errorf(http.StatusNotFound, "url %q is not registered on this agent%s", raw, s.heldElsewhere(urlKeyOf(raw)))
 	}
 	return map[string]bool{"deleted": true}, nil
 }
