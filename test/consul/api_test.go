@@ -207,4 +207,3 @@ func TestCatalogAndOtherDoors(t *testing.T) {
 		t.Fatalf("catalog service with tag and filter: %+v %v", cs, err)
 	}
 }
-
