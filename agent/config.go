@@ -15,6 +15,7 @@ import (
 	"github.com/namecast/namecast/agent/consul"
 	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/httpapi"
+	"github.com/namecast/namecast/agent/multicast"
 	"github.com/namecast/namecast/agent/nacos"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
@@ -42,6 +43,7 @@ type Config struct {
 	zookeeper.ZooKeeperSettings
 	nacos.NacosSettings
 	consul.ConsulSettings
+	multicast.MulticastSettings
 	httpapi.HTTPSettings
 
 	// Join lists members to join at start (failure is fatal); RetryJoin

@@ -72,7 +72,9 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 		cfg.NodeName = fmt.Sprintf("agent-%d", i)
 		cfg.BindAddr = "127.0.0.1:0"
 		for _, d := range cfg.Doors() {
-			*d.Addr = "127.0.0.1:0"
+			if *d.Addr != "off" { // a door off by default (multicast) stays off unless an option turns it on
+				*d.Addr = "127.0.0.1:0"
+			}
 		}
 		cfg.Cluster = c.label
 		cfg.Profile = "local"

@@ -215,6 +215,9 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	fs.StringVar(&c.NacosAddr, "nacos", def.NacosAddr, "Nacos HTTP API `address` (Dubbo's nacos:// registry, Spring Cloud Alibaba); its gRPC is on the port + 1000; or off")
 	fs.StringVar(&c.ConsulAddr, "consul", def.ConsulAddr, "Consul HTTP API `address` (Prometheus consul_sd_configs, Traefik, Spring Cloud Consul, consul/api), or off")
 	nacosGrace := durationFlag(fs, "nacos-grace", time.Duration(def.NacosGrace), "how long the instances of a Nacos gRPC connection that closed stay, for its client to reconnect and re-register")
+	fs.StringVar(&c.MulticastAddr, "multicast", def.MulticastAddr, "Dubbo multicast registry `group` GROUP:PORT this host's Dubbo processes use (Dubbo's default 224.5.6.7:1234), or off")
+	fs.StringVar(&c.MulticastInterface, "multicast-interface", "", "network `interface` the multicast door joins its group on (default: the one the host routes the group through)")
+	mcProbe := durationFlag(fs, "multicast-probe", time.Duration(def.MulticastProbe), "how often each provider registered by multicast is checked; one whose port refuses connections is withdrawn")
 	zkGrace := durationFlag(fs, "zookeeper-grace", time.Duration(def.ZooKeeperGrace), "how long a ZooKeeper session whose connection dropped without closing lives on (at most its timeout)")
 	fs.Var(&join, "join", "gossip `address` of a member to join at start (repeatable)")
 	fs.Var(&retryJoin, "retry-join", "gossip `address` to keep trying until it answers (repeatable)")
@@ -259,7 +262,9 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
 		"zookeeper": func() { cfg.ZooKeeperAddr = c.ZooKeeperAddr }, "zookeeper-grace": func() { cfg.ZooKeeperGrace = agent.Duration(*zkGrace) },
 		"nacos": func() { cfg.NacosAddr = c.NacosAddr }, "consul": func() { cfg.ConsulAddr = c.ConsulAddr }, "nacos-grace": func() { cfg.NacosGrace = agent.Duration(*nacosGrace) },
-		"retry-join": func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
+		"multicast": func() { cfg.MulticastAddr = c.MulticastAddr }, "multicast-interface": func() { cfg.MulticastInterface = c.MulticastInterface },
+		"multicast-probe": func() { cfg.MulticastProbe = agent.Duration(*mcProbe) },
+		"retry-join":      func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },
 		"discover-interface": func() { cfg.DiscoverInterface = c.DiscoverInterface },
 		"cluster":            func() { cfg.Cluster = c.Cluster }, "encrypt": func() { cfg.EncryptKey = c.EncryptKey },
 		"encrypt-file": func() { cfg.EncryptKeyFile = c.EncryptKeyFile },
