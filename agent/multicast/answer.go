@@ -13,13 +13,17 @@ import (
 const maxAnswers = 10000
 
 // answer answers a subscriber of this host as every Dubbo holder of a
-// matching URL answers it: "register <url>" for each URL of the cluster
-// that matches (UrlUtils.isMatch: dubbo.Match), unicast to the sender's
-// address and port, or multicast (TTL 0: to this host's group members)
-// when the subscriber asked unicast=false or sent from the group
-// interface's own address, which Dubbo's sender treats as its own host.
+// matching URL answers it (multicast §4): "register <url>" for each URL
+// of the cluster that matches (UrlUtils.isMatch: dubbo.Match), unicast to
+// the sender's address and port, or multicast (TTL 0: to this host's
+// group members) when the subscriber asked unicast=false or sent from one
+// of the host's own addresses, as Dubbo answers a subscriber on its own
+// host (NetUtils.getLocalHost, never a loopback address). Only a
+// subscriber sending from loopback is answered by unicast: a unicast
+// reaches one of the sockets on the group port, which is why Dubbo
+// multicasts to its own host.
 func (s *Server) answer(sub dubbo.URL, from netip.AddrPort) {
-	toGroup := !unicast(sub) || s.isIfaceAddr(from.Addr())
+	toGroup := !unicast(sub) || !from.Addr().IsLoopback()
 	n := 0
 	for _, u := range s.matching(sub) {
 		if n == maxAnswers {
@@ -47,15 +51,6 @@ func (s *Server) answer(sub dubbo.URL, from netip.AddrPort) {
 func unicast(sub dubbo.URL) bool {
 	v := sub.Param("unicast", "")
 	return v == "" || strings.EqualFold(v, "true")
-}
-
-func (s *Server) isIfaceAddr(a netip.Addr) bool {
-	for _, x := range s.ifAddrs {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // matching lists the URLs of the cluster sub receives, in the table's

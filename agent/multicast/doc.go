@@ -25,9 +25,10 @@
 //     every door. Datagrams from other hosts are left to their agents.
 //  3. A subscribe from its host is answered for every matching URL of the
 //     whole cluster (dubbo.Match, Dubbo's UrlUtils.isMatch), whatever
-//     door and agent registered it: unicast to the subscriber, or to the
-//     group when it asked unicast=false or sent from the group
-//     interface's address, as Dubbo answers a subscriber on its own host.
+//     door and agent registered it: to the group when it asked
+//     unicast=false or sent from one of the host's addresses, as Dubbo
+//     answers a subscriber on its own host; unicast to a subscriber that
+//     sent from loopback.
 //  4. Every URL that appears or goes anywhere in the cluster (other than
 //     those its host's processes multicast themselves) is announced to
 //     the host's group as "register"/"unregister" (announce.go), so a

@@ -77,7 +77,7 @@ func newTestDoor(t *testing.T, tune func(*Config)) *testDoor {
 	}
 	s := NewServer(cfg)
 	d := &testDoor{Server: s, fake: fake, out: &fakeOut{}, sink: sink}
-	s.out, s.ifAddrs = d.out, []netip.Addr{thisHost}
+	s.out = d.out
 	s.start()
 	t.Cleanup(func() { s.Close() })
 	return d

@@ -56,10 +56,6 @@ type Server struct {
 	log   *slog.Logger
 	socks *Sockets
 	out   sender
-	// ifAddrs are the group interface's addresses: a subscriber sending
-	// from one is answered by multicast, as Dubbo answers one on its own
-	// host.
-	ifAddrs []netip.Addr
 
 	mu       sync.Mutex
 	held     map[string]*holding // by record key
@@ -126,7 +122,7 @@ func NewServer(cfg Config) *Server {
 // socks (which the door then owns): the receive loop, the announcer and
 // the liveness check run until Close.
 func (s *Server) Serve(socks *Sockets) {
-	s.socks, s.out, s.ifAddrs = socks, socks, socks.ifAddrs
+	s.socks, s.out = socks, socks
 	s.start()
 	s.wg.Add(1)
 	go s.receive()

@@ -62,8 +62,8 @@ func TestAnotherHostsRegisterIsIgnored(t *testing.T) {
 // A subscribe is answered with every matching URL the cluster holds,
 // whatever door wrote it: unicast to the sender's address and port;
 // multicast when it asked unicast=false (or anything but true, as Java's
-// Boolean.parseBoolean reads it), or sent from the group interface's
-// address. A URL of another version is not sent; another host's
+// Boolean.parseBoolean reads it), or sent from one of the host's own
+// addresses (Dubbo's rule for a subscriber on the answerer's host). A URL of another version is not sent; another host's
 // subscribe is not answered.
 func TestSubscribeIsAnsweredForWhatTheClusterHolds(t *testing.T) {
 	d := newTestDoor(t, nil)
@@ -93,7 +93,7 @@ func TestSubscribeIsAnsweredForWhatTheClusterHolds(t *testing.T) {
 		{"unicast", consumer, lo, lo},
 		{"unicast=false", consumer + "&unicast=false", lo, netip.AddrPort{}},
 		{"unicast=no", consumer + "&unicast=no", lo, netip.AddrPort{}},
-		{"from the group interface's address", consumer, fromLocal, netip.AddrPort{}},
+		{"from a host address", consumer, fromLocal, netip.AddrPort{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d.send(c.from, "subscribe "+c.sub+"\n")

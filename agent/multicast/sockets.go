@@ -28,7 +28,6 @@ type Sockets struct {
 	recv, send *net.UDPConn
 	group      netip.AddrPort // with the port bound
 	ifName     string
-	ifAddrs    []netip.Addr // the interface's IPv4 addresses
 	closeOnce  sync.Once
 	closed     chan struct{}
 }
@@ -40,14 +39,6 @@ func Listen(group netip.AddrPort, ifName string) (*Sockets, error) {
 	if err != nil {
 		return nil, err
 	}
-	var addrs []netip.Addr
-	if as, err := ifi.Addrs(); err == nil {
-		for _, a := range as {
-			if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() {
-				addrs = append(addrs, p.Addr())
-			}
-		}
-	}
 	recv, port, err := listenGroup(group, ifi)
 	if err != nil {
 		return nil, err
@@ -58,7 +49,7 @@ func Listen(group netip.AddrPort, ifName string) (*Sockets, error) {
 		return nil, err
 	}
 	return &Sockets{recv: recv, send: send, group: netip.AddrPortFrom(group.Addr(), port), ifName: ifi.Name,
-		ifAddrs: addrs, closed: make(chan struct{})}, nil
+		closed: make(chan struct{})}, nil
 }
 
 // groupInterface is the interface named name, or the one the host routes
@@ -83,30 +74,6 @@ func groupInterface(group netip.AddrPort, name string) (*net.Interface, error) {
 		return nil, fmt.Errorf("interface %s does not do multicast (ip link set %s multicast on), or name another with --multicast-interface", ifi.Name, ifi.Name)
 	}
 	return ifi, nil
-}
-
-// routedInterface is the interface holding the source address the host
-// picks for group (a connected UDP socket sends nothing).
-func routedInterface(group netip.AddrPort) (*net.Interface, error) {
-	c, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(group.Addr(), max(group.Port(), 9))))
-	if err != nil {
-		return nil, fmt.Errorf("no route for %s (add one, as ip route add 224.0.0.0/4 dev IFACE, or name the interface with --multicast-interface): %v", group.Addr(), err)
-	}
-	src := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap()
-	c.Close()
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return nil, err
-	}
-	for i := range ifs {
-		as, _ := ifs[i].Addrs()
-		for _, a := range as {
-			if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr() == src {
-				return &ifs[i], nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("no interface holds %s, the source address routed to %s; name one with --multicast-interface", src, group.Addr())
 }
 
 // Accept blocks until the sockets close: the door reads datagrams, not

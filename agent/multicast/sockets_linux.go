@@ -1,11 +1,13 @@
 package multicast
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 // listenGroup binds a socket to the group address and port (SO_REUSEADDR,
@@ -86,4 +88,67 @@ func fileConn(fd int, name string) (*net.UDPConn, error) {
 		return nil, err
 	}
 	return pc.(*net.UDPConn), nil
+}
+
+// routedInterface is the interface of the main table's route for group:
+// the longest prefix holding it, the lowest metric among equals. (The
+// source address the host picks for it would not do: a route through lo
+// still takes the LAN address as source, lo's own being host-scoped.)
+func routedInterface(group netip.AddrPort) (*net.Interface, error) {
+	rib, err := syscall.NetlinkRIB(syscall.RTM_GETROUTE, syscall.AF_INET)
+	if err != nil {
+		return nil, fmt.Errorf("reading the routes: %w", err)
+	}
+	msgs, err := syscall.ParseNetlinkMessage(rib)
+	if err != nil {
+		return nil, fmt.Errorf("reading the routes: %w", err)
+	}
+	best, bestLen, bestMetric := 0, -1, uint32(0)
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Header.Type != syscall.RTM_NEWROUTE || len(m.Data) < syscall.SizeofRtMsg {
+			continue
+		}
+		rt := (*syscall.RtMsg)(unsafe.Pointer(&m.Data[0]))
+		attrs, err := syscall.ParseNetlinkRouteAttr(m)
+		if err != nil {
+			continue
+		}
+		table, oif, metric := uint32(rt.Table), 0, uint32(0)
+		dst := netip.IPv4Unspecified()
+		for _, a := range attrs {
+			switch a.Attr.Type {
+			case syscall.RTA_TABLE:
+				if len(a.Value) == 4 {
+					table = binary.NativeEndian.Uint32(a.Value)
+				}
+			case syscall.RTA_OIF:
+				if len(a.Value) == 4 {
+					oif = int(binary.NativeEndian.Uint32(a.Value))
+				}
+			case syscall.RTA_PRIORITY:
+				if len(a.Value) == 4 {
+					metric = binary.NativeEndian.Uint32(a.Value)
+				}
+			case syscall.RTA_DST:
+				if ip, ok := netip.AddrFromSlice(a.Value); ok {
+					dst = ip
+				}
+			}
+		}
+		if table != syscall.RT_TABLE_MAIN || oif == 0 || rt.Type != syscall.RTN_UNICAST && rt.Type != syscall.RTN_MULTICAST {
+			continue
+		}
+		p := netip.PrefixFrom(dst, int(rt.Dst_len))
+		if !p.Contains(group.Addr()) {
+			continue
+		}
+		if n := int(rt.Dst_len); n > bestLen || n == bestLen && metric < bestMetric {
+			best, bestLen, bestMetric = oif, n, metric
+		}
+	}
+	if best == 0 {
+		return nil, fmt.Errorf("no route for %s (add one, as ip route add 224.0.0.0/4 dev IFACE, or name the interface with --multicast-interface)", group.Addr())
+	}
+	return net.InterfaceByIndex(best)
 }

@@ -15,3 +15,5 @@ func listenGroup(netip.AddrPort, *net.Interface) (*net.UDPConn, uint16, error) {
 }
 
 func listenSend(*net.Interface) (*net.UDPConn, error) { return nil, errLinuxOnly }
+
+func routedInterface(netip.AddrPort) (*net.Interface, error) { return nil, errLinuxOnly }

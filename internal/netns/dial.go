@@ -60,3 +60,8 @@ func requireIPLiteral(address string) error {
 	}
 	return nil
 }
+
+// Do runs fn on a thread inside the host: the sockets fn opens belong to
+// the host's network (a multicast socket, a raw UDP one), and stay there
+// when fn returns.
+func (h *Host) Do(fn func() error) error { return inNetns(h.ns, fn) }
