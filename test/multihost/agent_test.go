@@ -27,7 +27,7 @@ const (
 // agent is one namecast agent process in one lab host. Its node name is
 // "h" plus the host's 1-based number, the numbering the scenarios use.
 type agent struct {
-	t    *testing.T
+	t    testing.TB
 	bin  string
 	host *netns.Host
 	node string
@@ -40,7 +40,7 @@ func nodeName(h *netns.Host) string { return fmt.Sprintf("h%d", h.Index()+1) }
 // startAgents starts one agent per host, each with the shared flags plus
 // flags(i), and waits until all serve. They start together, as hosts
 // booting at once would, so the slowest start bounds the wait.
-func startAgents(t *testing.T, bin string, hosts []*netns.Host, flags func(i int) []string) []*agent {
+func startAgents(t testing.TB, bin string, hosts []*netns.Host, flags func(i int) []string) []*agent {
 	t.Helper()
 	as := make([]*agent, len(hosts))
 	for i, h := range hosts {

@@ -20,7 +20,7 @@ var dubboGroup = netip.MustParseAddrPort("224.5.6.7:1234")
 // multicastOnLoopback keeps each host's Dubbo multicast on the host: lo
 // does multicast, and the group is routed through it instead of the LAN,
 // as on hosts of different subnets. Only the agents' gossip crosses.
-func multicastOnLoopback(t *testing.T, hosts []*netns.Host) {
+func multicastOnLoopback(t testing.TB, hosts []*netns.Host) {
 	t.Helper()
 	for _, h := range hosts {
 		for _, args := range [][]string{{"link", "set", "lo", "multicast", "on"}, {"route", "replace", "224.0.0.0/4", "dev", "lo"}} {

@@ -22,7 +22,7 @@ import (
 const pollEvery = 100 * time.Millisecond
 
 // poll is testutil.Eventually checking cond at most every pollEvery.
-func poll(t *testing.T, timeout time.Duration, cond func() error) {
+func poll(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
 	var last time.Time
 	lastErr := errors.New("not checked yet")
@@ -36,7 +36,7 @@ func poll(t *testing.T, timeout time.Duration, cond func() error) {
 
 // waitAlive waits until every agent of as lists exactly want as its alive
 // members.
-func waitAlive(t *testing.T, timeout time.Duration, as []*agent, want []string) {
+func waitAlive(t testing.TB, timeout time.Duration, as []*agent, want []string) {
 	t.Helper()
 	poll(t, timeout, func() error {
 		for _, a := range as {
