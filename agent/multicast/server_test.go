@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
+	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/dubbo"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -254,5 +256,27 @@ func TestTooLongURLIsNotSent(t *testing.T) {
 	d.send(netip.MustParseAddrPort("127.0.0.1:1234"), "subscribe "+consumer)
 	if got := d.out.take(); len(got) != 0 {
 		t.Fatalf("sent %d datagrams", len(got))
+	}
+}
+
+// A registration held before a restart is the door's again: its
+// unregister withdraws it, and the liveness check covers it.
+func TestRestoredRegistrationIsHeldAgain(t *testing.T) {
+	u := dubbo.MustParse(provider)
+	rec := routes.Record{URL: &routes.URL{Interface: iface, Category: "providers", URL: u.String()}}
+	d := newTestDoor(t, func(c *Config) {
+		f := c.Host.(*hosttest.Fake)
+		f.Apply([]routes.Record{rec}, nil) // republished at start, before the doors
+		f.Restore(lease.Lease{Door: door, ID: rec.Key(), Keys: []string{rec.Key()}, State: []byte(`{"from":"198.18.0.1"}`)})
+	})
+	if !d.holds(rec.Key()) || d.bySender[thisHost] != 1 {
+		t.Fatalf("the restored registration is not held (by sender: %v)", d.bySender)
+	}
+	d.send(fromLocal, "unregister "+provider)
+	if got := d.urls(iface); len(got) != 0 {
+		t.Fatalf("after unregister the table holds %q", got)
+	}
+	if _, ok := d.fake.Lease(door, rec.Key()); ok {
+		t.Fatal("the lease outlived the unregister")
 	}
 }
