@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/dubbo"
 	"github.com/namecast/namecast/routes"
@@ -77,34 +78,28 @@ func (s *Server) register(u dubbo.URL, from netip.Addr) {
 		s.refused("sender", u, fmt.Errorf("%s holds %d registrations, the most one address may (multicast_max_per_sender)", from, s.cfg.MaxPerSender))
 		return
 	}
-	state, _ := json.Marshal(leaseState{From: from.String()})
-	l := lease.Lease{Door: door, ID: key, Keys: []string{key}, Renewed: time.Now(), State: state}
-	sv, err := s.host.Hold(l, puts)
-	if err != nil {
-		s.mu.Unlock()
-		s.refused(reason(err), u, err)
-		return
+	l := lease.Lease{Door: door, ID: key, Renewed: time.Now()} // a nil State keeps the saved one
+	if h == nil || h.from != from {
+		l.State, _ = json.Marshal(leaseState{From: from.String()})
 	}
-	if _, err := s.host.Apply(puts, nil); err != nil {
+	err = s.host.Write(func() {
 		if h == nil {
-			s.host.Forget(door, key)
+			s.held[key] = &holding{url: u, from: from}
+			s.bySender[from]++
+		} else if h.from != from {
+			s.bySender[h.from]--
+			s.bySender[from]++
+			h.from = from
 		}
+		s.stats.gauge("held", len(s.held))
+		s.mu.Unlock()
+	}, lease.Write{Lease: l, Puts: puts})
+	switch {
+	case errors.Is(err, host.ErrUnsaved):
+		s.refused("unsaved", u, err)
+	case err != nil: // nothing changed, and s.mu is still held
 		s.mu.Unlock()
 		s.refused(reason(err), u, err)
-		return
-	}
-	if h == nil {
-		s.held[key] = &holding{url: u, from: from}
-		s.bySender[from]++
-	} else if h.from != from {
-		s.bySender[h.from]--
-		s.bySender[from]++
-		h.from = from
-	}
-	s.stats.gauge("held", len(s.held))
-	s.mu.Unlock()
-	if err := sv.Wait(); err != nil {
-		s.refused("unsaved", u, err)
 	}
 }
 
@@ -134,21 +129,21 @@ func (s *Server) withdraw(key, want string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	sv, err := s.host.Drop(door, key)
-	if err != nil {
+	err := s.host.Write(func() {
+		delete(s.held, key)
+		if s.bySender[h.from]--; s.bySender[h.from] <= 0 {
+			delete(s.bySender, h.from)
+		}
+		s.stats.gauge("held", len(s.held))
+		s.mu.Unlock()
+	}, lease.Write{Lease: lease.Lease{Door: door, ID: key}, Deletes: []string{key}, Drop: true})
+	switch {
+	case errors.Is(err, host.ErrUnsaved):
+		s.log.Warn("multicast door: a withdrawal is not on disk yet", "url", clip(h.url.String()), "err", err)
+	case err != nil: // the removal could not be written: nothing is withdrawn
 		s.mu.Unlock()
 		s.refused("unsaved", h.url, err)
 		return false
-	}
-	delete(s.held, key)
-	if s.bySender[h.from]--; s.bySender[h.from] <= 0 {
-		delete(s.bySender, h.from)
-	}
-	s.host.Apply(nil, []string{key}) // a withdrawal is never refused
-	s.stats.gauge("held", len(s.held))
-	s.mu.Unlock()
-	if err := sv.Wait(); err != nil {
-		s.log.Warn("multicast door: a withdrawal is not on disk yet", "url", clip(h.url.String()), "err", err)
 	}
 	return true
 }

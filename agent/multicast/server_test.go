@@ -280,3 +280,24 @@ func TestRestoredRegistrationIsHeldAgain(t *testing.T) {
 		t.Fatal("the lease outlived the unregister")
 	}
 }
+
+// A register the data dir cannot save changes nothing and is counted; so
+// does an unregister, whose registration stays.
+func TestUnsavedChangesNothing(t *testing.T) {
+	d := newTestDoor(t, nil)
+	d.send(fromLocal, "register "+provider)
+	hosttest.SetErr(&d.fake.LeaseErr, errors.New("disk full"))
+	d.send(fromLocal, "register dubbo://198.18.0.1:2/"+iface)
+	d.send(fromLocal, "unregister "+provider)
+	if got := d.urls(iface); !slices.Equal(got, []string{dubbo.MustParse(provider).String()}) {
+		t.Fatalf("with a full disk the table holds %q, want the first provider only", got)
+	}
+	if n := d.counter("refused", "unsaved"); n != 2 {
+		t.Fatalf("refused{unsaved} = %v, want 2", n)
+	}
+	hosttest.SetErr(&d.fake.LeaseErr, nil)
+	d.send(fromLocal, "unregister "+provider)
+	if got := d.urls(iface); len(got) != 0 {
+		t.Fatalf("after the disk is back, unregister left %q", got)
+	}
+}
