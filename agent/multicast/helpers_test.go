@@ -89,14 +89,18 @@ func (d *testDoor) send(from netip.AddrPort, text string) { d.handle([]byte(text
 // urls are the table's URLs of iface (every category).
 func (d *testDoor) urls(iface string) []string { return d.table.URLs(iface, "") }
 
-// counter is the value of namecast_multicast_<name> with the label, if any.
+// counter is the value of namecast_multicast_<name> with the label, if
+// any, summed over the sink's intervals.
 func (d *testDoor) counter(name, label string) float64 {
+	sum := 0.0
 	for _, iv := range d.sink.Data() {
 		for k, c := range iv.Counters {
-			if strings.HasPrefix(k, "namecast.multicast."+name) && (label == "" || strings.Contains(k, label)) {
-				return c.Sum
+			if strings.HasPrefix(k, "namecast.multicast."+name+";") || k == "namecast.multicast."+name {
+				if label == "" || strings.Contains(k, "="+label) {
+					sum += c.Sum
+				}
 			}
 		}
 	}
-	return 0
+	return sum
 }

@@ -78,7 +78,7 @@ func TestSubscribeIsAnsweredForWhatTheClusterHolds(t *testing.T) {
 		}
 	}
 	d.send(fromLocal, "register "+provider)
-	testutil.Eventually(t, 5*time.Second, func() error { // the announcements of the two put in
+	testutil.Eventually(t, 20*time.Second, func() error { // the announcements of the two put in
 		if n := d.counter("announced", ""); n < 2 {
 			return fmt.Errorf("%v announced", n)
 		}
@@ -127,7 +127,7 @@ func TestChangesFromElsewhereAreAnnounced(t *testing.T) {
 	rec := routes.Record{URL: &routes.URL{Interface: iface, Category: "providers", URL: u.String()}}
 	await := func(want string) {
 		t.Helper()
-		testutil.Eventually(t, 5*time.Second, func() error {
+		testutil.Eventually(t, 20*time.Second, func() error {
 			got := d.out.take()
 			if len(got) != 1 || got[0].text != want || got[0].to.IsValid() {
 				return fmt.Errorf("sent %v, want one multicast %q", got, want)
@@ -232,7 +232,7 @@ func TestDeadProviderIsWithdrawn(t *testing.T) {
 		}
 		return nil
 	})
-	testutil.Eventually(t, 5*time.Second, func() error {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		for _, s := range d.out.take() {
 			if s.text == "unregister "+dubbo.MustParse(prov).String()+"\n" {
 				return nil
@@ -247,7 +247,7 @@ func TestTooLongURLIsNotSent(t *testing.T) {
 	d := newTestDoor(t, nil)
 	long := dubbo.MustParse("dubbo://198.18.0.9:1/" + iface + "?methods=" + strings.Repeat("m", 2100))
 	d.fake.Apply([]routes.Record{{URL: &routes.URL{Interface: iface, Category: "providers", URL: long.String()}}}, nil)
-	testutil.Eventually(t, 5*time.Second, func() error {
+	testutil.Eventually(t, 20*time.Second, func() error {
 		if d.counter("too_long", "") != 1 {
 			return errors.New("not counted")
 		}
