@@ -2,12 +2,12 @@ package zookeeper
 
 import (
 	"encoding/base64"
-	"maps"
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/namecast/namecast/agent/command"
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -148,31 +148,33 @@ func (s *Server) withdrawForPeer(key string, stamp uint64, lost bool) bool {
 		s.mu.Unlock()
 		return true
 	}
-	var sv lease.Saving
+	forget := func() {
+		delete(s.owners, key)
+		if h := s.hidden[key]; h != nil {
+			h.timer.Stop()
+			delete(s.hidden, key)
+		}
+		s.mu.Unlock()
+	}
 	if ss := s.sessions[sid]; ss != nil && !ss.ended {
-		keys := maps.Clone(ss.keys)
-		delete(keys, key)
-		var err error
-		if sv, err = s.saveKeysLocked(ss, keys, nil); err != nil {
+		w := s.sessionWrite(ss, nil, []string{key})
+		err := s.reg.Write(func() { s.noteWriteLocked(ss, w); forget() }, w)
+		if err != nil && !errors.Is(err, host.ErrUnsaved) {
 			s.mu.Unlock()
 			s.log.Error("an ephemeral znode deleted through another agent stays: its removal could not be saved to the data dir; tried again later",
 				"key", key, "session", hexID(sid), "err", err)
 			return false
 		}
+		if err != nil {
+			// Withdrawn, and saved with the next snapshot (lease.Saving).
+			s.log.Error("the withdrawal of an ephemeral znode deleted through another agent is not on disk yet", "key", key, "err", err)
+		}
+	} else {
+		forget()
+		s.reg.Apply(nil, []string{key})
 	}
-	delete(s.owners, key)
-	if h := s.hidden[key]; h != nil {
-		h.timer.Stop()
-		delete(s.hidden, key)
-	}
-	s.mu.Unlock()
 	s.log.Info("withdrew an ephemeral znode deleted through another agent", "key", key, "session", hexID(sid))
-	s.reg.Apply(nil, []string{key})
 	s.syncDirty()
-	if err := sv.Wait(); err != nil {
-		// Withdrawn, and saved with the next snapshot (lease.Saving).
-		s.log.Error("the withdrawal of an ephemeral znode deleted through another agent is not on disk yet", "key", key, "err", err)
-	}
 	return true
 }
 

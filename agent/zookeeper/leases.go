@@ -17,12 +17,16 @@ import (
 // re-attaches with its id and password within its timeout keeps both.
 const door = "zookeeper"
 
-// savedSession is a session as its lease keeps it.
+// savedSession is a session as its lease keeps it. Its ephemeral
+// records are the lease's Keys: the state stays the same size whatever
+// the session holds, so a create saves one key, not the session's.
 type savedSession struct {
-	ID        int64    `json:"id"`
-	Passwd    []byte   `json:"passwd"`
-	TimeoutMs int64    `json:"timeoutMs"`
-	Keys      []string `json:"keys"` // its ephemeral records
+	ID        int64  `json:"id"`
+	Passwd    []byte `json:"passwd"`
+	TimeoutMs int64  `json:"timeoutMs"`
+	// Keys are its ephemeral records in a state saved by an agent that
+	// listed them here too; read with the lease's own.
+	Keys []string `json:"keys,omitempty"`
 }
 
 func sessionLeaseID(id int64) string { return hexID(id) }
@@ -31,23 +35,60 @@ func sessionLeaseID(id int64) string { return hexID(id) }
 // are: its deadline (the time past which this agent would expire it if
 // its client never came back), and its saved state once rebuilt (a new
 // timeout). s.mu held (the lease table's lock is taken after it, never
-// the other way round). A change of its znodes goes through saveKeysLocked
+// the other way round). A change of its znodes is a sessionWrite
 // instead. An error means the data dir could not save it.
 func (s *Server) holdLocked(ss *session, deadline time.Time) error {
 	if ss.ended || len(ss.keys) == 0 {
 		return nil
 	}
-	if ss.leaseState == nil {
-		keys := sortedKeys(ss.keys)
-		ss.leaseState, ss.leaseKeys = sessionState(ss, keys), keys
+	w := s.sessionWrite(ss, nil, nil)
+	w.Lease.Deadline = deadline
+	if err := s.reg.Write(nil, w); err != nil {
+		return err
 	}
 	ss.heldUntil = deadline
-	return s.reg.PutLease(lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Keys: ss.leaseKeys,
-		Deadline: deadline, State: ss.leaseState})
+	return nil
 }
 
-func sessionState(ss *session, keys []string) json.RawMessage {
-	st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds(), Keys: keys})
+// sessionWrite is the write of ss's lease that puts puts and deletes
+// deletes of its ephemeral records, naming only those: its deadline a
+// timeout from now, and its state (rebuilt when its timeout changed);
+// the lease goes when the session is left with none. Once Write applied
+// it, noteWriteLocked records it in ss. s.mu held.
+func (s *Server) sessionWrite(ss *session, puts []routes.Record, deletes []string) lease.Write {
+	if ss.leaseState == nil {
+		ss.leaseState = sessionState(ss)
+	}
+	w := lease.Write{Lease: lease.Lease{Door: door, ID: sessionLeaseID(ss.id), Deadline: time.Now().Add(ss.timeout),
+		State: ss.leaseState}, Puts: puts, Deletes: deletes}
+	if len(puts) == 0 && len(deletes) > 0 {
+		left := len(ss.keys)
+		for _, k := range deletes {
+			if _, ok := ss.keys[k]; ok {
+				left--
+			}
+		}
+		w.Drop = left == 0
+	}
+	return w
+}
+
+// noteWriteLocked records in ss its write w, applied. s.mu held.
+func (s *Server) noteWriteLocked(ss *session, w lease.Write) {
+	for _, r := range w.Puts {
+		ss.keys[r.Key()] = struct{}{}
+	}
+	for _, k := range w.Deletes {
+		delete(ss.keys, k)
+	}
+	ss.heldUntil = w.Lease.Deadline
+	if w.Drop {
+		ss.leaseState = nil
+	}
+}
+
+func sessionState(ss *session) json.RawMessage {
+	st, _ := json.Marshal(savedSession{ID: ss.id, Passwd: ss.passwd, TimeoutMs: ss.timeout.Milliseconds()})
 	return st
 }
 
@@ -60,56 +101,33 @@ func sortedKeys(m map[string]struct{}) []string {
 	return keys
 }
 
-// saveKeysLocked writes ss's lease as it will be once its ephemeral
-// znodes are keys, before the door applies that change: the records of
-// keys as the table holds them, put (when not nil) standing for the
-// record about to be written; once it owns none, the lease's removal. On
-// success ss.keys is keys, and the door applies the change, lets go of
-// its locks and waits for the returned Saving before it answers (answer:
-// concurrent writers share one fsync, lease.Saving). On an error nothing
-// changed, here or in the data dir, and the door applies nothing and
-// answers SYSTEMERROR. s.mu held.
-func (s *Server) saveKeysLocked(ss *session, keys map[string]struct{}, put *routes.Record) (lease.Saving, error) {
-	if ss.ended {
-		return lease.Saving{}, errEnded
-	}
-	ch := s.keysChange(ss, keys, put)
-	sv, err := s.reg.HoldAll([]lease.Change{ch.Change})
-	if err != nil {
-		return lease.Saving{}, err
-	}
-	ch.set()
-	return sv, nil
-}
-
-// keysChange is ss's lease change once its ephemeral znodes are keys
-// (saveKeysLocked), and what set records of it in ss once saved.
+// keysChange is ss's whole lease once its ephemeral znodes are keys, for
+// a multi that changes several sessions' leases together (doDeletes),
+// and what set records of it in ss once saved.
 type keysChange struct {
 	lease.Change
 	set func()
 }
 
 // keysChange builds ss's lease change for keys. s.mu held.
-func (s *Server) keysChange(ss *session, keys map[string]struct{}, put *routes.Record) keysChange {
+func (s *Server) keysChange(ss *session, keys map[string]struct{}) keysChange {
 	id := sessionLeaseID(ss.id)
 	if len(keys) == 0 {
 		return keysChange{Change: lease.Change{Lease: lease.Lease{Door: door, ID: id}, Drop: true},
-			set: func() { ss.keys, ss.leaseState, ss.leaseKeys = keys, nil, nil }}
+			set: func() { ss.keys, ss.leaseState = keys, nil }}
 	}
 	sorted := sortedKeys(keys)
 	recs := make([]routes.Record, 0, len(sorted))
 	for _, k := range sorted {
-		if put != nil && put.Key() == k {
-			recs = append(recs, *put)
-		} else if r, ok := s.table.LocalRecord(k); ok {
+		if r, ok := s.table.LocalRecord(k); ok {
 			recs = append(recs, r)
 		}
 	}
 	deadline := time.Now().Add(ss.timeout)
-	st := sessionState(ss, sorted)
+	st := sessionState(ss)
 	l := lease.Lease{Door: door, ID: id, Keys: sorted, Deadline: deadline, State: st}
 	return keysChange{Change: lease.Change{Lease: l, Recs: recs},
-		set: func() { ss.keys, ss.leaseState, ss.leaseKeys, ss.heldUntil = keys, st, sorted, deadline }}
+		set: func() { ss.keys, ss.leaseState, ss.heldUntil = keys, st, deadline }}
 }
 
 // answer queues the reply to a write once what it changed is on disk:
@@ -192,8 +210,8 @@ func (s *Server) restoreLeases() {
 			continue
 		}
 		ss := &session{id: st.ID, passwd: st.Passwd, timeout: time.Duration(st.TimeoutMs) * time.Millisecond,
-			keys: map[string]struct{}{}, leaseState: l.State, leaseKeys: st.Keys}
-		for _, k := range st.Keys {
+			keys: map[string]struct{}{}}
+		for _, k := range append(l.Keys, st.Keys...) {
 			ss.keys[k] = struct{}{}
 			s.owners[k] = ss.id
 		}
@@ -201,7 +219,7 @@ func (s *Server) restoreLeases() {
 		resumed = append(resumed, ss)
 		left[ss] = max(l.Deadline.Sub(now), 0)
 		s.log.Info("session resumed from before the restart; waiting for its client to re-attach",
-			"session", hexID(ss.id), "ephemerals", len(st.Keys), "expires_in_once_ready", left[ss].Round(time.Millisecond))
+			"session", hexID(ss.id), "ephemerals", len(ss.keys), "expires_in_once_ready", left[ss].Round(time.Millisecond))
 	}
 }
 

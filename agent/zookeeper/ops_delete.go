@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
@@ -179,9 +180,9 @@ func (s *Server) doDeletes(dels []deletion, hold bool) (code int32, at int, savi
 		sets, unsets := make([]func(), len(changes)), make([]func(), len(changes))
 		first := len(dels)
 		for j, ch := range changes {
-			kc := s.keysChange(ch.ss, ch.keys, nil)
+			kc := s.keysChange(ch.ss, ch.keys)
 			cs[j], sets[j] = kc.Change, kc.set
-			kc = s.keysChange(ch.ss, ch.old, nil)
+			kc = s.keysChange(ch.ss, ch.old)
 			undo[j], unsets[j] = kc.Change, kc.set
 			first = min(first, ch.at)
 		}
@@ -301,9 +302,14 @@ func (s *Server) setData(c *conn, xid int32, r *zkwire.SetDataRequest) int32 {
 
 func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire.Record, lease.Saving) {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	locked := true
+	unlock := func() { locked = false; s.mu.Unlock(); s.writeMu.Unlock() }
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	var sv lease.Saving
 	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
 	if s.writeLost(c) {
@@ -349,14 +355,25 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 		// applied, and on disk before the answer, or a kill -9 after the
 		// answer would restart with the old data; a setData that cannot
 		// be saved changes nothing.
-		var err error
-		if sv, err = s.saveKeysLocked(owner, owner.keys, &rec); err != nil {
-			if errors.Is(err, routes.ErrBudget) {
-				return fail(zkwire.ErrQuotaExceeded) // larger data past the record budget
-			}
-			s.log.Error("setData refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(owner.id), "err", err)
-			return fail(zkwire.ErrSystem)
+		w := s.sessionWrite(owner, []routes.Record{rec}, nil)
+		var code int32
+		var body zkwire.Record
+		err := s.reg.Write(func() {
+			s.noteWriteLocked(owner, w)
+			code, body = s.setDoneLocked(c, p)
+			unlock()
+		}, w)
+		switch {
+		case err == nil:
+			return code, body, sv
+		case errors.Is(err, host.ErrUnsaved):
+			s.log.Error("a change could not be saved to the data dir; answered SYSTEMERROR", "remote", c.remote, "err", err)
+			return zkwire.ErrSystem, nil, sv
+		case errors.Is(err, routes.ErrBudget):
+			return fail(zkwire.ErrQuotaExceeded) // larger data past the record budget
 		}
+		s.log.Error("setData refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(owner.id), "err", err)
+		return fail(zkwire.ErrSystem)
 	}
 	casKey := ""
 	if !ephemeral && r.Version != -1 && rec.Znode != nil && !isSetPath(p) {
@@ -377,14 +394,22 @@ func (s *Server) setDataLocked(c *conn, r *zkwire.SetDataRequest) (int32, zkwire
 		return fail(code)
 	}
 	s.mu.Lock()
+	code, body := s.setDoneLocked(c, p)
+	return code, body, sv
+}
+
+// setDoneLocked is a setData's answer once applied: the tree refreshed
+// at tree path p. s.mu held.
+func (s *Server) setDoneLocked(c *conn, p string) (int32, zkwire.Record) {
 	s.syncDirtyLocked()
 	s.refresh(p)
-	if n = s.tree.nodes[p]; n == nil {
-		return fail(zkwire.ErrNoNode)
+	n := s.tree.nodes[p]
+	if n == nil {
+		return zkwire.ErrNoNode, nil
 	}
 	if c.sess != nil && c.sess.lost {
-		return fail(zkwire.ErrSessionExpired) // a conflicting write seen meanwhile won (conflicts.go)
+		return zkwire.ErrSessionExpired, nil // a conflicting write seen meanwhile won (conflicts.go)
 	}
 	st := n.stat()
-	return zkwire.ErrOK, &st, sv
+	return zkwire.ErrOK, &st
 }

@@ -2,10 +2,10 @@ package zookeeper
 
 import (
 	"errors"
-	"maps"
 	"strings"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/routes"
@@ -24,9 +24,14 @@ func (s *Server) create(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest
 // the lease write to wait for before giving it.
 func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateRequest) (int32, zkwire.Record, lease.Saving) {
 	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	locked := true
+	unlock := func() { locked = false; s.mu.Unlock(); s.writeMu.Unlock() }
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	var sv lease.Saving
 	fail := func(code int32) (int32, zkwire.Record, lease.Saving) { return code, nil, sv }
 	if s.writeLost(c) {
@@ -85,57 +90,67 @@ func (s *Server) createLocked(c *conn, h zkwire.RequestHeader, r *zkwire.CreateR
 	}
 	key := rec.Key()
 	if ephemeral {
-		// Its session's lease is saved with it before it is applied: a
-		// create that cannot be saved changes nothing.
-		keys := maps.Clone(ss.keys)
-		keys[key] = struct{}{}
-		var err error
-		if sv, err = s.saveKeysLocked(ss, keys, &rec); err != nil {
-			if errors.Is(err, routes.ErrBudget) {
-				return fail(zkwire.ErrQuotaExceeded) // the host logs it, once a minute
+		// Its session's lease is saved with it, naming this record alone,
+		// then it is applied and the tree refreshed, one step for other
+		// writers; the answer waits for the disk with the locks let go.
+		// A create that cannot be saved changes nothing.
+		w := s.sessionWrite(ss, []routes.Record{rec}, nil)
+		var code int32
+		var body zkwire.Record
+		err := s.reg.Write(func() {
+			s.noteWriteLocked(ss, w)
+			if h := s.hidden[key]; h != nil {
+				// Re-created while its delete was held: the other agents
+				// never see the gap (or see one update if the content
+				// changed).
+				h.timer.Stop()
+				delete(s.hidden, key)
 			}
-			s.log.Error("ephemeral create refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(ss.id), "err", err)
-			return fail(zkwire.ErrSystem)
+			s.owners[key] = ss.id
+			code, body = s.createdLocked(c, h, p, r.Path)
+			unlock()
+		}, w)
+		switch {
+		case err == nil:
+			return code, body, sv
+		case errors.Is(err, host.ErrUnsaved):
+			s.log.Error("a change could not be saved to the data dir; answered SYSTEMERROR", "remote", c.remote, "err", err)
+			return zkwire.ErrSystem, nil, sv
+		case errors.Is(err, routes.ErrBudget):
+			return fail(zkwire.ErrQuotaExceeded) // the host logs it, once a minute
 		}
-		if h := s.hidden[key]; h != nil {
-			// Re-created while its delete was held: the other agents never
-			// see the gap (or see one update if the content changed).
-			h.timer.Stop()
-			delete(s.hidden, key)
-		}
-		s.owners[key] = ss.id
+		s.log.Error("ephemeral create refused: it could not be saved to the data dir", "path", r.Path, "session", hexID(ss.id), "err", err)
+		return fail(zkwire.ErrSystem)
 	}
 	s.mu.Unlock()
-	if ephemeral {
-		if _, err := s.reg.Apply([]routes.Record{rec}, nil); err != nil {
-			// Past the record budget (another door's write came first):
-			// the session's lease is put back when it next changes.
-			s.mu.Lock()
-			delete(ss.keys, key)
-			delete(s.owners, key)
-			return fail(zkwire.ErrQuotaExceeded)
-		}
-	} else if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
+	if code := s.applyRules([]routes.Record{rec}, nil); code != zkwire.ErrOK {
 		s.mu.Lock()
 		return fail(code)
 	}
 	s.mu.Lock()
+	code, body := s.createdLocked(c, h, p, r.Path)
+	return code, body, sv
+}
+
+// createdLocked is a create's answer once applied: the tree refreshed at
+// tree path p, which the client spelled as written. s.mu held.
+func (s *Server) createdLocked(c *conn, h zkwire.RequestHeader, p, written string) (int32, zkwire.Record) {
 	s.syncDirtyLocked()
 	s.refresh(p)
 	n := s.tree.nodes[p]
 	if n == nil {
 		// A concurrent remote delete won; report what a client would see.
-		return fail(zkwire.ErrNoNode)
+		return zkwire.ErrNoNode, nil
 	}
 	if c.sess != nil && c.sess.lost {
 		// Another agent's create of the path, seen meanwhile, won: the
 		// session is being expired (conflicts.go).
-		return fail(zkwire.ErrSessionExpired)
+		return zkwire.ErrSessionExpired, nil
 	}
 	if h.Type == zkwire.OpCreate {
-		return zkwire.ErrOK, &zkwire.PathOnly{Path: r.Path}, sv
+		return zkwire.ErrOK, &zkwire.PathOnly{Path: written}
 	}
-	return zkwire.ErrOK, &zkwire.Create2Response{Path: r.Path, Stat: n.stat()}, sv
+	return zkwire.ErrOK, &zkwire.Create2Response{Path: written, Stat: n.stat()}
 }
 
 // applyRules writes persistent znodes through the agent, answering what

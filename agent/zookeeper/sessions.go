@@ -29,10 +29,9 @@ type session struct {
 	attached    time.Time // when it last connected or re-attached (RecreateWindow)
 	ended       bool
 
-	// Its lease (leases.go): the saved state and prefixes, rebuilt when
-	// its ephemeral znodes or timeout change; nil when it holds none.
+	// Its lease (leases.go): the saved state, rebuilt when its timeout
+	// changes; nil when it holds none.
 	leaseState json.RawMessage
-	leaseKeys  []string
 	heldUntil  time.Time // the deadline last given to the holder
 }
 
@@ -176,7 +175,7 @@ func (s *Server) endSession(ss *session, why string, forget bool) (lease.Saving,
 			return lease.Saving{}, err
 		}
 	}
-	ss.leaseState, ss.leaseKeys = nil, nil
+	ss.leaseState = nil
 	ss.ended = true
 	ss.stopTimer()
 	delete(s.sessions, ss.id)

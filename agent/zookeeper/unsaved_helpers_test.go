@@ -73,6 +73,16 @@ func (d *diskRegistry) HoldAll(cs []lease.Change) (lease.Saving, error) {
 	return d.Host.HoldAll(cs)
 }
 
+// Write fails whole when one of its leases fails (failLease).
+func (d *diskRegistry) Write(unlock func(), ws ...lease.Write) error {
+	for _, w := range ws {
+		if d.leaseFails(w.Lease.ID) {
+			return errDiskFull
+		}
+	}
+	return d.Host.Write(unlock, ws...)
+}
+
 var errDiskFull = errors.New("saving to the data dir failed, so the change was not made: no space left on device")
 
 func (d *diskRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
