@@ -173,8 +173,9 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 	t.Run("Nacos1xHTTP", func(t *testing.T) {
 		a := start(t)
 		base := "http://" + a.Addr("nacos") + "/nacos/v1/ns/instance"
+		healthy := "true"
 		send := func(method string, i int) (int, string) {
-			v := url.Values{"serviceName": {service}, "ip": {fmt.Sprintf("10.0.2.%d", i)}, "port": {"20880"},
+			v := url.Values{"serviceName": {service}, "ip": {fmt.Sprintf("10.0.2.%d", i)}, "port": {"20880"}, "healthy": {healthy},
 				"metadata": {`{"interface":"com.example.Budget","version":"1.0.0","side":"provider"}`}}
 			req, _ := http.NewRequest(method, base+"?"+v.Encode(), nil)
 			resp, err := http.DefaultClient.Do(req)
@@ -199,6 +200,16 @@ func TestRecordBudgetThroughEveryDoor(t *testing.T) {
 		}
 		if code, body := send("POST", max); code != 200 {
 			t.Fatalf("instance after a deregister made room: %d %s", code, body)
+		}
+		// At the budget, an instance marked unhealthy is one record in
+		// place of another (its URL carries nacos.healthy=false, so its
+		// key changes): what its lease stops covering is freed.
+		healthy = "false"
+		if code, body := send("POST", 1); code != 200 {
+			t.Fatalf("instance marked unhealthy at the budget: %d %s", code, body)
+		}
+		if n := held(a); n != max {
+			t.Fatalf("%d records held after the swap, want %d", n, max)
 		}
 	})
 }

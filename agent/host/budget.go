@@ -95,10 +95,11 @@ func touchesAny(touched map[string]bool, keys []string) bool {
 }
 
 // reserve checks that the records the leases will cover fit the budget
-// with every other reservation, and reserves what they grow by. What the
-// leases stop covering is not counted as freed (it is freed when
-// applied): a swap of records at the very limit is refused here, where a
-// replacement of one record by one no larger never is. A refusal is a
+// with every other reservation, and reserves what they grow by. What a
+// lease stops covering that no other lease covers (lease.Store.Uncovered)
+// counts as freed: the door withdraws it with the change (a Nacos 1.x
+// instance marked unhealthy is a new URL in place of the old), so a swap
+// of records at the very limit goes through. A refusal is a
 // *routes.BudgetError.
 func (h *Local) reserve(cs []lease.Change) error {
 	if h.cfg.Budget == (routes.Budget{}) {
@@ -115,8 +116,14 @@ func (h *Local) reserve(cs []lease.Change) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var freed []string
+	for _, c := range cs {
+		if !c.Drop {
+			freed = append(freed, h.leases.Uncovered(c.Lease)...)
+		}
+	}
 	pending, _ := h.budget.settle(nil, nil)
-	g, keys, err := h.table.CheckLocal(recs, nil, h.cfg.Budget, pending)
+	g, keys, err := h.table.CheckLocal(recs, freed, h.cfg.Budget, pending)
 	if err != nil {
 		h.refused(err)
 		return err

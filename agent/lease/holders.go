@@ -55,3 +55,43 @@ func (ls *Store) Resave(keys []string) {
 		ls.kick()
 	}
 }
+
+// Uncovered lists the keys of this agent's records that the lease named
+// by l covers now and l, as it will be, does not, and that no other
+// lease covers: what writing l frees (package host counts it against
+// the record budget in the same step as the check).
+func (ls *Store) Uncovered(l Lease) []string {
+	k := leaseKey(l.Door, l.ID)
+	ls.mu.Lock()
+	old, ok := ls.m[k]
+	if !ok {
+		ls.mu.Unlock()
+		return nil
+	}
+	keys := slices.Clone(old.Keys)
+	prefixes := slices.Clone(old.Prefixes)
+	ls.mu.Unlock()
+	for _, p := range prefixes {
+		if !isPrefix(p) {
+			keys = append(keys, p)
+			continue
+		}
+		for _, r := range ls.table.LocalRecords(p) {
+			keys = append(keys, r.Key())
+		}
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	var out []string
+	for _, key := range keys {
+		if l.Covers(key) || slices.Contains(out, key) {
+			continue
+		}
+		other := false
+		ls.eachHolderLocked(key, func(h string) { other = other || h != k })
+		if _, held := ls.table.LocalRecord(key); held && !other {
+			out = append(out, key)
+		}
+	}
+	return out
+}
