@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
@@ -45,18 +47,12 @@ func (s *Server) RegisterBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if err := reg.validate(); err != nil {
 		return RegisterResult{}, err
 	}
-	res, sv, err := s.registerBroker(reg, ttl)
-	if err := s.settled(sv, err); err != nil {
-		return RegisterResult{}, err
-	}
-	return res, nil
+	return s.registerBroker(reg, ttl)
 }
 
-// registerBroker applies reg under regMu; the caller waits for the lease
-// write (settled) after.
-func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, lease.Saving, error) {
+// registerBroker applies reg (writeHTTP).
+func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (RegisterResult, error) {
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
 	b := &routes.Broker{Cluster: reg.Cluster, Name: reg.BrokerName, ID: reg.BrokerID, Addr: reg.Addr, HAAddr: reg.HAAddr, Zone: reg.Zone}
 	puts := []routes.Record{{Broker: b}}
 	var deletes []string
@@ -81,23 +77,21 @@ func (s *Server) registerBroker(reg BrokerRegistration, ttl time.Duration) (Regi
 	if reg.BrokerID == 0 {
 		prefixes = []string{routes.QueuePrefix(reg.BrokerName)}
 	}
-	sv, err := s.holdHTTP(key, prefixes, ttl, puts, deletes)
-	if err != nil {
-		return RegisterResult{}, sv, err
-	}
-	if _, err := s.host.Apply(puts, deletes); err != nil {
-		return RegisterResult{}, sv, storeError(err)
-	}
 	var res RegisterResult
-	if reg.BrokerID != 0 {
-		for _, m := range s.table.Brokers(reg.BrokerName) {
-			if m.ID == 0 {
-				res = RegisterResult{MasterAddr: m.Addr, HAServerAddr: m.HAAddr}
-				break
+	err := s.writeHTTP(key, prefixes, ttl, puts, deletes, func() {
+		if reg.BrokerID != 0 {
+			for _, m := range s.table.Brokers(reg.BrokerName) {
+				if m.ID == 0 {
+					res = RegisterResult{MasterAddr: m.Addr, HAServerAddr: m.HAAddr}
+					break
+				}
 			}
 		}
+	})
+	if err != nil {
+		return RegisterResult{}, err
 	}
-	return res, sv, nil
+	return res, nil
 }
 
 // UnregisterBroker removes a broker registered on this agent; ok is false
@@ -114,34 +108,33 @@ func (s *Server) UnregisterBroker(cluster, name string, id int64) (bool, error) 
 	return s.withdraw(key)
 }
 
-// withdraw is withdrawLocked, then waiting for the lease's removal with
-// regMu let go. regMu must be held; withdraw lets go of it.
+// withdraw withdraws an HTTP registration by its primary key, its lease
+// dropped, and clears its TTL, in one host.Write: on disk before it
+// returns, so a restart cannot bring it back. An error (503) before the
+// change means the removal could not be written: nothing is withdrawn;
+// after it, that the removal is not on disk yet. regMu must be held;
+// withdraw lets go of it.
 func (s *Server) withdraw(key string) (bool, error) {
-	ok, sv, err := s.withdrawLocked(key)
-	s.regMu.Unlock()
-	if err := s.settled(sv, err); err != nil {
-		return false, err
+	deletes := s.withdrawal(key)
+	err := s.host.Write(func() {
+		s.ttl.clear(key)
+		s.regMu.Unlock()
+	}, lease.Write{Lease: lease.Lease{Door: httpDoor, ID: key}, Deletes: deletes, Drop: true})
+	if err != nil {
+		if !errors.Is(err, host.ErrUnsaved) {
+			s.regMu.Unlock()
+		}
+		return false, errorf(http.StatusServiceUnavailable, "%v", err)
 	}
-	return ok, nil
+	return len(deletes) > 0, nil
 }
 
-// localRecord is our own record at exactly key.
-func (s *Server) localRecord(key string) (routes.Record, bool) { return s.table.LocalRecord(key) }
-
-// withdrawLocked withdraws an HTTP registration by its primary key, its
-// lease's removal written first (so a restart cannot bring it back), and
-// clears its TTL; the removal is on disk once sv's Wait returns. An error
-// (503) means the removal could not be written: nothing is withdrawn, and
-// the registration stays as it was. regMu must be held.
-func (s *Server) withdrawLocked(key string) (ok bool, sv lease.Saving, err error) {
-	sv, err = s.host.Drop(httpDoor, key)
-	if err != nil {
-		return false, sv, errorf(http.StatusServiceUnavailable, "%v", err)
-	}
-	s.ttl.clear(key)
+// withdrawal is what withdrawing the registration at key deletes: its
+// record and, for a master broker, its queues; nothing when it has none.
+func (s *Server) withdrawal(key string) []string {
 	r, ok := s.localRecord(key)
 	if !ok {
-		return false, sv, nil
+		return nil
 	}
 	deletes := []string{key}
 	if r.Broker != nil && r.Broker.ID == 0 {
@@ -149,8 +142,28 @@ func (s *Server) withdrawLocked(key string) (ok bool, sv lease.Saving, err error
 			deletes = append(deletes, q.Key())
 		}
 	}
-	ok, err = s.host.Apply(nil, deletes) // a withdrawal is never refused
-	return ok, sv, err
+	return deletes
+}
+
+// localRecord is our own record at exactly key.
+func (s *Server) localRecord(key string) (routes.Record, bool) { return s.table.LocalRecord(key) }
+
+// withdrawLocked is withdraw for an expiry, which nobody waits for: the
+// lease's removal written first (so a restart cannot bring it back), the
+// TTL cleared, the records withdrawn, without waiting for the disk (a
+// crash before it restores the lease, not past its deadline). An error
+// (503) means the removal could not be written: nothing is withdrawn.
+// regMu must be held.
+func (s *Server) withdrawLocked(key string) (ok bool, err error) {
+	if _, err := s.host.Drop(httpDoor, key); err != nil {
+		return false, errorf(http.StatusServiceUnavailable, "%v", err)
+	}
+	s.ttl.clear(key)
+	deletes := s.withdrawal(key)
+	if len(deletes) == 0 {
+		return false, nil
+	}
+	return s.host.Apply(nil, deletes) // a withdrawal is never refused
 }
 
 func (r *BrokerRegistration) validate() error {

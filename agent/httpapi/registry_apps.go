@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -105,39 +104,65 @@ func (s *Server) RegisterInstance(reg InstanceRegistration, ttl time.Duration) (
 		return routes.Instance{}, err
 	}
 	md := map[string]string{}
+	undo := func() {}
 	if len(reg.Interfaces) > 0 {
+		// The application's mapping and metadata are cluster rules, saved
+		// before the instance; an instance refused after them (another's
+		// at its path, past the budget, not saved) takes them back, so a
+		// refused registration changes nothing.
+		s.appsMu.Lock()
+		defer s.appsMu.Unlock()
 		meta, rev := metadataInfo(reg)
 		md[routes.MetadataRevisionKey] = rev
 		md["dubbo.metadata.storage-type"] = "remote"
 		md["dubbo.endpoints"] = fmt.Sprintf(`[{"port":%d,"protocol":%q}]`, reg.Port, reg.Protocol)
-		if err := s.publishAppRules(reg, meta, rev); err != nil {
+		s.regMu.Lock()
+		err := s.instanceConflict(reg)
+		s.regMu.Unlock()
+		if err != nil {
+			return routes.Instance{}, err
+		}
+		if undo, err = s.publishAppRules(reg, meta, rev); err != nil {
 			return routes.Instance{}, err // nothing of the instance written
 		}
 	}
 	for k, v := range reg.Metadata {
 		md[k] = v
 	}
-	in, sv, err := s.registerInstance(reg, ttl, md)
-	if err := s.settled(sv, err); err != nil {
+	in, applied, err := s.registerInstance(reg, ttl, md)
+	if err != nil {
+		if !applied {
+			undo()
+		}
 		return routes.Instance{}, err
 	}
 	return in, nil
 }
 
-// registerInstance applies an instance under regMu; the caller waits for
-// the lease write (settled) after.
-func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, md map[string]string) (routes.Instance, lease.Saving, error) {
+// instanceConflict refuses reg when its path holds an instance a
+// ZooKeeper session registered here. regMu held.
+func (s *Server) instanceConflict(reg InstanceRegistration) error {
+	key := routes.ZnodeKey(routes.InstancePath(reg.App, reg.ID), "")
+	if old, ok := s.localRecord(key); ok && old.Znode != nil && old.Znode.Owner != routes.OriginOwner(s.table.Local()) {
+		return errorf(http.StatusConflict, "instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
+	}
+	return nil
+}
+
+// registerInstance applies an instance (writeHTTP), and reports whether
+// it did (an error then says it is not on disk).
+func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, md map[string]string) (routes.Instance, bool, error) {
 	path := routes.InstancePath(reg.App, reg.ID)
 	key := routes.ZnodeKey(path, "")
 	owner := routes.OriginOwner(s.table.Local())
 	s.regMu.Lock()
-	defer s.regMu.Unlock()
+	if err := s.instanceConflict(reg); err != nil {
+		s.regMu.Unlock()
+		return routes.Instance{}, false, err
+	}
 	now := time.Now().UnixMilli()
 	z := routes.Znode{Path: path, Ctime: now, Mtime: now, Owner: owner}
 	if old, ok := s.localRecord(key); ok && old.Znode != nil {
-		if old.Znode.Owner != owner {
-			return routes.Instance{}, lease.Saving{}, errorf(http.StatusConflict, "instance %s of %s is registered here by ZooKeeper session 0x%x: it is that session's until it ends", reg.ID, reg.App, old.Znode.Owner)
-		}
 		z.Ctime, z.Version = old.Znode.Ctime, old.Znode.Version
 		z.Data = routes.CuratorInstanceJSON(reg.App, reg.ID, reg.Address, reg.Port, md, z.Ctime)
 		if string(z.Data) == string(old.Znode.Data) {
@@ -151,16 +176,13 @@ func (s *Server) registerInstance(reg InstanceRegistration, ttl time.Duration, m
 	if z.Stamp == 0 {
 		z.Stamp = s.table.Stamp() // a new write: later than every record of the path seen
 	}
-	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{Znode: &z}}, nil)
+	applied, err := s.writeHTTPApplied(key, nil, ttl, []routes.Record{{Znode: &z}}, nil, nil)
 	if err != nil {
-		return routes.Instance{}, sv, err
-	}
-	if _, err := s.host.Apply([]routes.Record{{Znode: &z}}, nil); err != nil {
-		return routes.Instance{}, sv, storeError(err)
+		return routes.Instance{}, applied, err
 	}
 	in := routes.Instance{App: reg.App, ID: reg.ID, Address: reg.Address, Port: reg.Port,
 		Revision: md[routes.MetadataRevisionKey], Metadata: md, Agent: s.table.Local(), Registered: z.Ctime}
-	return in, sv, nil
+	return in, true, nil
 }
 
 // UnregisterInstance withdraws an instance registered on this agent over
@@ -215,16 +237,19 @@ func metadataInfo(reg InstanceRegistration) ([]byte, string) {
 // publishAppRules writes the application's metadata node and adds it to
 // each interface's mapping (this agent's part of the set), where they are
 // not already so: cluster rules, as Dubbo's own are persistent znodes. An
-// error (the rules could not be saved) changed nothing.
-func (s *Server) publishAppRules(reg InstanceRegistration, meta []byte, rev string) error {
+// error (the rules could not be saved) changed nothing; otherwise undo
+// takes back what it wrote (logged when that cannot be saved).
+func (s *Server) publishAppRules(reg InstanceRegistration, meta []byte, rev string) (undo func(), err error) {
 	now := time.Now().UnixMilli()
-	var puts []routes.Record
+	var puts, back []routes.Record
+	var gone []string
 	// Java Dubbo reads /dubbo/metadata/{app}/{revision}; dubbo-go 3.3's
 	// ZooKeeper metadata report reads and writes /dubbo/{app}/{revision}
 	// (metadata/report/zookeeper/report.go GetAppMetadata: rootDir + app).
 	for _, mpath := range []string{routes.AppMetadataRoot + "/" + reg.App + "/" + rev, "/dubbo/" + reg.App + "/" + rev} {
 		if len(s.table.Holders(routes.ZnodeKey(mpath, ""))) == 0 {
-			puts = append(puts, routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}})
+			r := routes.Record{Znode: &routes.Znode{Path: mpath, Data: meta, Ctime: now, Mtime: now}}
+			puts, gone = append(puts, r), append(gone, r.Key())
 		}
 	}
 	local := s.table.Local()
@@ -253,13 +278,27 @@ func (s *Server) publishAppRules(reg InstanceRegistration, meta []byte, rev stri
 		if len(parts) == 0 {
 			version = -1 // a new node starts at version 0
 		}
-		puts = append(puts, routes.Record{Znode: &routes.Znode{Path: path, Part: local, Data: []byte(data),
-			Version: version + 1, Ctime: ctime, Mtime: now}})
-	}
-	if len(puts) > 0 {
-		if _, err := s.host.ApplyRules(puts, nil); err != nil {
-			return storeError(fmt.Errorf("saving the application's mapping and metadata: %w", err))
+		r := routes.Record{Znode: &routes.Znode{Path: path, Part: local, Data: []byte(data),
+			Version: version + 1, Ctime: ctime, Mtime: now}}
+		puts = append(puts, r)
+		if own != nil {
+			was := *own
+			was.Version, was.Mtime = r.Znode.Version+1, now
+			back = append(back, routes.Record{Znode: &was})
+		} else {
+			gone = append(gone, r.Key())
 		}
 	}
-	return nil
+	undo = func() {}
+	if len(puts) > 0 {
+		if _, err := s.host.ApplyRules(puts, nil); err != nil {
+			return undo, storeError(fmt.Errorf("saving the application's mapping and metadata: %w", err))
+		}
+		undo = func() {
+			if _, err := s.host.ApplyRules(back, gone); err != nil {
+				s.log.Error("a refused instance registration's application mapping and metadata could not be taken back", "app", reg.App, "err", err)
+			}
+		}
+	}
+	return undo, nil
 }

@@ -40,13 +40,7 @@ func (s *Server) RegisterURL(raw string, ttl time.Duration) (routes.URL, error) 
 	}
 	s.regMu.Lock()
 	key := routes.URLKey(rec.Interface, rec.Category, rec.URL)
-	sv, err := s.holdHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}, nil)
-	if err == nil {
-		_, err = s.host.Apply([]routes.Record{{URL: &rec}}, nil)
-		err = storeError(err)
-	}
-	s.regMu.Unlock()
-	if err := s.settled(sv, err); err != nil {
+	if err := s.writeHTTP(key, nil, ttl, []routes.Record{{URL: &rec}}, nil, nil); err != nil {
 		return routes.URL{}, err
 	}
 	return rec, nil

@@ -90,6 +90,9 @@ type Server struct {
 
 	ttl   *ttls
 	regMu sync.Mutex // serialises read-modify-write of this door's registrations and their TTLs
+	// appsMu serialises instance registrations that name interfaces, from
+	// their application's mapping to the instance (registry_apps.go).
+	appsMu sync.Mutex
 	// globalWatches makes every blocking query wait on the table's global
 	// index instead of its view's: benchmarks compare the two.
 	globalWatches atomic.Bool

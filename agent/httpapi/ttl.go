@@ -1,10 +1,11 @@
 package httpapi
 
 import (
-	"net/http"
+	"errors"
 	"sync"
 	"time"
 
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
@@ -13,42 +14,40 @@ import (
 // per primary record key, with the TTL's deadline.
 const httpDoor = "http"
 
-// holdHTTP writes the lease of a registration about to be applied (puts
-// and deletes), with the records it will then cover, and sets its TTL: an
-// error means the data dir could not save it (503) or the agent's record
-// budget refused it (507), and the caller applies nothing. Otherwise the caller applies the change, lets go of
-// regMu, and waits (settled) before it answers. The lease is the
-// registration's primary key, the prefixes of what else it covers (a
-// master's queues), and its TTL (0: as long as the agent). regMu must be
-// held.
-func (s *Server) holdHTTP(key string, prefixes []string, ttl time.Duration, puts []routes.Record, deletes []string) (lease.Saving, error) {
+// writeHTTP makes a registration's change (puts, its primary record at
+// key among them, and deletes) in one host.Write: its lease saved with
+// it, the change applied, its TTL set and then (when not nil) run, both
+// before regMu is let go, then the change on disk, writers at once
+// sharing one fsync. The lease is the registration's primary key, the
+// prefixes of what else it covers (a master's queues), and its TTL (0: as
+// long as the agent). An error is the answer: 507 past the agent's record
+// budget, 503 when the data dir could not save it (nothing changed) or
+// the change is not on disk. regMu must be held; writeHTTP lets go of it.
+func (s *Server) writeHTTP(key string, prefixes []string, ttl time.Duration, puts []routes.Record, deletes []string, then func()) error {
+	_, err := s.writeHTTPApplied(key, prefixes, ttl, puts, deletes, then)
+	return err
+}
+
+// writeHTTPApplied is writeHTTP, and whether the change was made (an
+// error then says it is not on disk).
+func (s *Server) writeHTTPApplied(key string, prefixes []string, ttl time.Duration, puts []routes.Record, deletes []string, then func()) (bool, error) {
 	now := time.Now()
-	l := lease.Lease{Door: httpDoor, ID: key, Keys: []string{key}, Prefixes: prefixes, Renewed: now}
+	l := lease.Lease{Door: httpDoor, ID: key, Prefixes: prefixes, Renewed: now}
 	if ttl > 0 {
 		l.Deadline = now.Add(ttl)
 	}
-	// As the table will hold them (a broker keeps its stamp when
-	// unchanged), so a renewal that changes nothing writes nothing.
-	sv, err := s.host.Hold(l, l.RecordsAfter(s.table, puts, deletes))
-	if err != nil {
-		return lease.Saving{}, storeError(err)
+	err := s.host.Write(func() {
+		s.ttl.set(key, ttl)
+		if then != nil {
+			then()
+		}
+		s.regMu.Unlock()
+	}, lease.Write{Lease: l, Puts: puts, Deletes: deletes})
+	applied := err == nil || errors.Is(err, host.ErrUnsaved)
+	if !applied {
+		s.regMu.Unlock() // refused: nothing changed
 	}
-	s.ttl.set(key, ttl)
-	return sv, nil
-}
-
-// settled waits, with regMu let go, until the change sv stands for is on
-// disk, so that registrations at the same moment share one fsync; an
-// error before it (err), or one on the way to the disk (503), means the
-// change is not acknowledged.
-func (s *Server) settled(sv lease.Saving, err error) error {
-	if err != nil {
-		return err
-	}
-	if err := sv.Wait(); err != nil {
-		return errorf(http.StatusServiceUnavailable, "%v", err)
-	}
-	return nil
+	return applied, storeError(err)
 }
 
 // restoreLeases takes back the HTTP registrations restored at start:
@@ -186,7 +185,7 @@ func (s *Server) expire(now time.Time) {
 	for _, key := range s.ttl.expired(now) {
 		s.log.Info("registration expired", "key", key)
 		s.m().IncrCounter([]string{"registrations", "expired"}, 1)
-		if _, _, err := s.withdrawLocked(key); err != nil {
+		if _, err := s.withdrawLocked(key); err != nil {
 			// Kept, and tried again shortly: an expiry that cannot be
 			// saved must not come back at the next start.
 			s.log.Error("withdrawing an expired registration failed; trying again", "key", key, "err", err)
