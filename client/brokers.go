@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 )
 
@@ -26,6 +27,16 @@ func (c *Client) Topics(ctx context.Context, q *QueryOptions) ([]string, *QueryM
 		Topics []string `json:"topics"`
 	}
 	meta, err := c.query(ctx, "/v1/topics", nil, q, &out)
+	return out.Topics, meta, err
+}
+
+// TopicSummaries lists every topic with a route, sorted, each with its
+// clusters, brokers and queues.
+func (c *Client) TopicSummaries(ctx context.Context, q *QueryOptions) ([]TopicSummary, *QueryMeta, error) {
+	var out struct {
+		Topics []TopicSummary `json:"topics"`
+	}
+	meta, err := c.query(ctx, "/v1/topics", url.Values{"detail": {""}}, q, &out)
 	return out.Topics, meta, err
 }
 

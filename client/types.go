@@ -167,3 +167,27 @@ type RegisteredURL struct {
 	Interface string `json:"interface"`
 	Category  string `json:"category"`
 }
+
+// TopicSummary is one topic of TopicSummaries: where it lives and its
+// queues, summed over its brokers.
+type TopicSummary struct {
+	Topic       string   `json:"topic"`
+	Clusters    []string `json:"clusters"`
+	Brokers     []string `json:"brokers"`
+	ReadQueues  int      `json:"readQueues"`
+	WriteQueues int      `json:"writeQueues"`
+	Perms       []int    `json:"perms"`
+}
+
+// ServiceSummary is one interface of ServiceSummaries: its providers and
+// consumers (interface-level URLs), the Dubbo 3 application instances
+// that export it (application-level), and the applications and versions
+// they name.
+type ServiceSummary struct {
+	Interface    string   `json:"interface"`
+	Providers    int      `json:"providers"`
+	Consumers    int      `json:"consumers"`
+	AppInstances int      `json:"appInstances"`
+	Applications []string `json:"applications"`
+	Versions     []string `json:"versions"`
+}

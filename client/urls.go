@@ -48,6 +48,16 @@ func (c *Client) Services(ctx context.Context, q *QueryOptions) ([]string, *Quer
 	return out.Services, meta, err
 }
 
+// ServiceSummaries lists every interface with a provider or consumer,
+// interface- or application-level, sorted, each with its counts.
+func (c *Client) ServiceSummaries(ctx context.Context, q *QueryOptions) ([]ServiceSummary, *QueryMeta, error) {
+	var out struct {
+		Services []ServiceSummary `json:"services"`
+	}
+	meta, err := c.query(ctx, "/v1/services", url.Values{"detail": {""}}, q, &out)
+	return out.Services, meta, err
+}
+
 // URLs lists the URLs registered for iface in category (such as
 // CategoryProviders), sorted. An empty category leaves the choice to the
 // agent. An interface nobody registered is a StatusError for which

@@ -103,6 +103,18 @@ func (c *Client) WatchTopics(ctx context.Context, fn func([]string, error)) erro
 	return watch(ctx, c, c.Topics, fn)
 }
 
+// WatchTopicSummaries is WatchTopicRoute for the topics with their
+// summaries.
+func (c *Client) WatchTopicSummaries(ctx context.Context, fn func([]TopicSummary, error)) error {
+	return watch(ctx, c, c.TopicSummaries, fn)
+}
+
+// WatchServiceSummaries is WatchTopicRoute for the interfaces with their
+// summaries.
+func (c *Client) WatchServiceSummaries(ctx context.Context, fn func([]ServiceSummary, error)) error {
+	return watch(ctx, c, c.ServiceSummaries, fn)
+}
+
 // WatchClusters is WatchTopicRoute for the cluster table.
 func (c *Client) WatchClusters(ctx context.Context, fn func(ClusterInfo, error)) error {
 	return watch(ctx, c, c.Clusters, fn)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/namecast/namecast/routes"
 	"net/url"
 	"slices"
 	"strings"
@@ -53,18 +54,34 @@ func (s *Server) topicSummaries() []TopicSummary {
 }
 
 // ServiceSummary is one interface of GET /v1/services?detail: how many
-// providers and consumers it has (as its service page lists them), and the
-// applications and versions their URLs name (sorted, distinct).
+// providers and consumers it has (as its service page lists them), the
+// Dubbo 3 application instances that export it (application-level
+// discovery: AppInstances, of Applications' exporters), and the
+// applications and versions their URLs name (sorted, distinct). An
+// interface exported only by applications is listed too.
 type ServiceSummary struct {
 	Interface    string   `json:"interface"`
 	Providers    int      `json:"providers"`
 	Consumers    int      `json:"consumers"`
+	AppInstances int      `json:"appInstances"`
 	Applications []string `json:"applications"`
 	Versions     []string `json:"versions"`
 }
 
 func (s *Server) serviceSummaries() []ServiceSummary {
+	exporters := map[string][]routes.App{} // interface → applications that export it
+	for _, app := range s.table.Apps() {
+		for _, iface := range app.Interfaces {
+			exporters[iface] = append(exporters[iface], app)
+		}
+	}
 	services := s.table.Services()
+	for iface := range exporters {
+		if !slices.Contains(services, iface) {
+			services = append(services, iface)
+		}
+	}
+	slices.Sort(services)
 	out := make([]ServiceSummary, 0, len(services))
 	for _, iface := range services {
 		sum := ServiceSummary{Interface: iface, Applications: []string{}, Versions: []string{}}
@@ -81,6 +98,12 @@ func (s *Server) serviceSummaries() []ServiceSummary {
 				if v := q.Get("version"); v != "" && !slices.Contains(sum.Versions, v) {
 					sum.Versions = append(sum.Versions, v)
 				}
+			}
+		}
+		for _, app := range exporters[iface] {
+			sum.AppInstances += app.Instances
+			if !slices.Contains(sum.Applications, app.Name) {
+				sum.Applications = append(sum.Applications, app.Name)
 			}
 		}
 		slices.Sort(sum.Applications)

@@ -64,6 +64,18 @@ func TestListDetails(t *testing.T) {
 	if len(services.Services) != 1 || !reflect.DeepEqual(services.Services[0], wantS) {
 		t.Errorf("services?detail = %+v, want [%+v]", services.Services, wantS)
 	}
+	// An interface exported only by a Dubbo 3 application is listed, its
+	// instances counted.
+	if code, out, _ := doJSON(t, "PUT", "http://"+a+"/v1/apps/greeter/instances",
+		`{"address":"192.0.2.20","port":20000,"interfaces":["com.example.G","com.example.S"],"ttl":"1m"}`); code != 200 {
+		t.Fatalf("PUT instance: %d %v", code, out)
+	}
+	getJSON(t, a, "/v1/services?detail", &services)
+	wantS.AppInstances, wantS.Applications = 1, []string{"app-a", "app-b", "greeter", "web"}
+	wantG := ServiceSummary{Interface: "com.example.G", AppInstances: 1, Applications: []string{"greeter"}, Versions: []string{}}
+	if !reflect.DeepEqual(services.Services, []ServiceSummary{wantG, wantS}) {
+		t.Errorf("services?detail with an application = %+v, want %+v", services.Services, []ServiceSummary{wantG, wantS})
+	}
 	var bare struct{ Topics, Services []string }
 	getJSON(t, a, "/v1/topics", &bare)
 	getJSON(t, a, "/v1/services", &bare)

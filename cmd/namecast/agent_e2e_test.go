@@ -44,8 +44,11 @@ broker-a  4     4      RW-
 	if out := ok(t, "route", "TopicTest"); out != wantRoute {
 		t.Errorf("route printed\n%s\nwant\n%s", out, wantRoute)
 	}
-	if out := ok(t, "topics"); out != "TopicTest\n" {
-		t.Errorf("topics printed %q", out)
+	wantTopics := `TOPIC      CLUSTERS        BROKERS   READ  WRITE  PERM
+TopicTest  DefaultCluster  broker-a  4     4      RW-
+`
+	if out := ok(t, "topics"); out != wantTopics {
+		t.Errorf("topics printed\n%s\nwant\n%s", out, wantTopics)
 	}
 	if out := ok(t, "clusters"); !strings.Contains(out, "DefaultCluster  broker-a  1   10.0.0.2:10911") {
 		t.Errorf("clusters printed\n%s", out)
@@ -55,11 +58,20 @@ broker-a  4     4      RW-
 	if out := ok(t, "register", "url", url, "--ttl", "30s"); !strings.Contains(out, "com.foo.Bar  providers") {
 		t.Errorf("register url printed\n%s", out)
 	}
-	if out := ok(t, "services"); out != "com.foo.Bar\n" {
-		t.Errorf("services printed %q", out)
+	wantServices := `INTERFACE    PROVIDERS  CONSUMERS  APP-INSTANCES  APPLICATIONS  VERSIONS
+com.foo.Bar  1          0          0              -             1.0.0
+`
+	if out := ok(t, "services"); out != wantServices {
+		t.Errorf("services printed\n%s\nwant\n%s", out, wantServices)
 	}
-	if out := ok(t, "services", "com.foo.Bar"); out != "dubbo://10.0.0.5:20880/com.foo.Bar?interface=com.foo.Bar&version=1.0.0\n" {
-		t.Errorf("services IFACE printed %q", out)
+	wantProviders := `ADDRESS         PROTOCOL  APPLICATION  VERSION  GROUP  WEIGHT
+10.0.0.5:20880  dubbo     -            1.0.0    -      100
+`
+	if out := ok(t, "services", "com.foo.Bar"); out != wantProviders {
+		t.Errorf("services IFACE printed\n%s\nwant\n%s", out, wantProviders)
+	}
+	if out := ok(t, "services", "com.foo.Bar", "--urls"); out != "dubbo://10.0.0.5:20880/com.foo.Bar?interface=com.foo.Bar&version=1.0.0\n" {
+		t.Errorf("services IFACE --urls printed %q", out)
 	}
 	ok(t, "unregister", "url", url)
 	if r := run(t, "", "services", "com.foo.Bar"); r.code != 1 || !strings.Contains(r.stderr, "com.foo.Bar") {

@@ -49,7 +49,7 @@ func TestHelpCommand(t *testing.T) {
 		{[]string{"help", "services"}, []string{"--category category", "(default providers)"}},
 		{[]string{"help", "register"}, []string{"namecast register broker|url", "--file broker.json"}},
 		{[]string{"register", "url", "--help"}, []string{"Usage: namecast register url URL", "--ttl duration"}},
-		{[]string{"help", "watch"}, []string{"namecast watch route|services|members"}},
+		{[]string{"help", "watch"}, []string{"namecast watch route|topics|services|members"}},
 		{[]string{"help", "keys"}, []string{"install the new key everywhere"}},
 	} {
 		r := run(t, "", tt.args...)

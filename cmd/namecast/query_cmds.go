@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/client"
+	"github.com/namecast/namecast/dubbo"
 )
 
 func runMembers(c *cli, args []string) error {
@@ -48,22 +49,36 @@ func printMembers(w io.Writer, members []client.Member) {
 
 func runTopics(c *cli, args []string) error {
 	var f clientFlags
-	fs := newFlagSet("topics", "[flags]", "Lists every topic some live broker serves, one per line.")
+	fs := newFlagSet("topics", "[flags]", `Lists every topic some live broker serves: its clusters, brokers, queues
+(read and write, summed over its brokers) and permissions.`)
 	f.register(fs)
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
 	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
-		topics, _, err := cl.Topics(ctx, nil)
+		topics, _, err := cl.TopicSummaries(ctx, nil)
 		if err != nil {
 			return err
 		}
 		if f.json {
-			return printJSON(c.stdout, map[string][]string{"topics": topics})
+			return printJSON(c.stdout, map[string][]client.TopicSummary{"topics": topics})
 		}
-		printLines(c.stdout, topics)
+		printTopics(c.stdout, topics)
 		return nil
 	})
+}
+
+func printTopics(w io.Writer, topics []client.TopicSummary) {
+	t := newTable(w, "TOPIC", "CLUSTERS", "BROKERS", "READ", "WRITE", "PERM")
+	for _, s := range topics {
+		perms := make([]string, len(s.Perms))
+		for i, p := range s.Perms {
+			perms[i] = permString(p)
+		}
+		t.row(s.Topic, orDash(strings.Join(s.Clusters, ",")), orDash(strings.Join(s.Brokers, ",")), s.ReadQueues, s.WriteQueues,
+			orDash(strings.Join(perms, ",")))
+	}
+	t.flush()
 }
 
 func runRoute(c *cli, args []string) error {
@@ -156,10 +171,14 @@ func runClusters(c *cli, args []string) error {
 
 func runServices(c *cli, args []string) error {
 	var f clientFlags
-	fs := newFlagSet("services", "[IFACE] [flags]", `Without IFACE, lists every interface with a registered URL. With IFACE,
-lists that interface's URLs in one category, one per line.`)
+	fs := newFlagSet("services", "[IFACE] [flags]", `Without IFACE, lists every interface with providers or consumers: its
+interface-level providers and consumers, the Dubbo 3 application instances
+that export it, their applications and versions. With IFACE, lists that
+interface's URLs in one category, one row per URL (--urls: the URLs alone,
+one per line).`)
 	f.register(fs)
 	category := fs.String("category", client.CategoryProviders, "URL `category` to list: providers, consumers, routers or configurators")
+	bare := fs.Bool("urls", false, "with IFACE, print the URLs alone, one per line")
 	pos, err := c.parse(fs, args)
 	if err != nil {
 		return err
@@ -169,24 +188,52 @@ lists that interface's URLs in one category, one per line.`)
 	}
 	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
 		if len(pos) == 0 {
-			services, _, err := cl.Services(ctx, nil)
+			services, _, err := cl.ServiceSummaries(ctx, nil)
 			if err != nil {
 				return err
 			}
 			if f.json {
-				return printJSON(c.stdout, map[string][]string{"services": services})
+				return printJSON(c.stdout, map[string][]client.ServiceSummary{"services": services})
 			}
-			printLines(c.stdout, services)
+			printServices(c.stdout, services)
 			return nil
 		}
 		urls, _, err := cl.URLs(ctx, pos[0], *category, nil)
 		if err != nil {
 			return err
 		}
-		if f.json {
+		switch {
+		case f.json:
 			return printJSON(c.stdout, map[string][]string{"urls": urls})
+		case *bare:
+			printLines(c.stdout, urls)
+		default:
+			printURLs(c.stdout, urls)
 		}
-		printLines(c.stdout, urls)
 		return nil
 	})
+}
+
+func printServices(w io.Writer, services []client.ServiceSummary) {
+	t := newTable(w, "INTERFACE", "PROVIDERS", "CONSUMERS", "APP-INSTANCES", "APPLICATIONS", "VERSIONS")
+	for _, s := range services {
+		t.row(s.Interface, s.Providers, s.Consumers, s.AppInstances, orDash(strings.Join(s.Applications, ",")), orDash(strings.Join(s.Versions, ",")))
+	}
+	t.flush()
+}
+
+// printURLs is one row per Dubbo URL, the columns Dubbo Admin shows; a
+// URL that does not parse is printed whole in the ADDRESS column.
+func printURLs(w io.Writer, urls []string) {
+	t := newTable(w, "ADDRESS", "PROTOCOL", "APPLICATION", "VERSION", "GROUP", "WEIGHT")
+	for _, raw := range urls {
+		u, err := dubbo.Parse(raw)
+		if err != nil {
+			t.row(raw, "-", "-", "-", "-", "-")
+			continue
+		}
+		t.row(orDash(u.Address()), u.Protocol(), orDash(u.Param("application", "")), orDash(u.Version()), orDash(u.Group()),
+			u.Param("weight", "100"))
+	}
+	t.flush()
 }

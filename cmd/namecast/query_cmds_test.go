@@ -55,13 +55,23 @@ func TestAgo(t *testing.T) {
 	}
 }
 
+const topicsJSON = `{"topics":[{"topic":"%RETRY%g1","clusters":["c1"],"brokers":["broker-a"],"readQueues":1,"writeQueues":1,"perms":[6]},
+	{"topic":"TopicTest","clusters":["c1","c2"],"brokers":["broker-a","broker-b"],"readQueues":8,"writeQueues":4,"perms":[4,6]}]}`
+
 func TestTopics(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("GET /v1/topics", 200, `{"topics":["%RETRY%g1","TopicTest"]}`)
-	if out := ok(t, "topics", "--http", f.addr()); out != "%RETRY%g1\nTopicTest\n" {
-		t.Errorf("topics printed %q", out)
+	f.on("GET /v1/topics", 200, topicsJSON)
+	want := `TOPIC      CLUSTERS  BROKERS            READ  WRITE  PERM
+%RETRY%g1  c1        broker-a           1     1      RW-
+TopicTest  c1,c2     broker-a,broker-b  8     4      R--,RW-
+`
+	if out := ok(t, "topics", "--http", f.addr()); out != want {
+		t.Errorf("topics printed\n%s\nwant\n%s", out, want)
 	}
-	assertJSON(t, ok(t, "topics", "--http", f.addr(), "--json"), `{"topics":["%RETRY%g1","TopicTest"]}`)
+	if q := f.last(t).query; q != "detail=" {
+		t.Errorf("topics asked %q, want detail", q)
+	}
+	assertJSON(t, ok(t, "topics", "--http", f.addr(), "--json"), topicsJSON)
 }
 
 func TestRoute(t *testing.T) {
@@ -119,22 +129,36 @@ c1       broker-b  0   h:3
 
 func TestServices(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("GET /v1/services", 200, `{"services":["com.foo.Bar","com.foo.Baz"]}`)
-	f.on("GET /v1/services/com.foo.Bar", 200, `{"urls":["dubbo://h:1/com.foo.Bar?version=1","dubbo://h:2/com.foo.Bar?version=1"]}`)
-	if out := ok(t, "services", "--http", f.addr()); out != "com.foo.Bar\ncom.foo.Baz\n" {
-		t.Errorf("services printed %q", out)
+	services := `{"services":[{"interface":"com.foo.Bar","providers":2,"consumers":1,"appInstances":0,"applications":["app-a","web"],"versions":["1"]},
+		{"interface":"com.foo.Baz","providers":0,"consumers":0,"appInstances":3,"applications":["greeter"],"versions":[]}]}`
+	f.on("GET /v1/services", 200, services)
+	f.on("GET /v1/services/com.foo.Bar", 200, `{"urls":["dubbo://h:1/com.foo.Bar?version=1&application=app-a&weight=50","tri://h:2/com.foo.Bar?version=1&group=g"]}`)
+	want := `INTERFACE    PROVIDERS  CONSUMERS  APP-INSTANCES  APPLICATIONS  VERSIONS
+com.foo.Bar  2          1          0              app-a,web     1
+com.foo.Baz  0          0          3              greeter       -
+`
+	if out := ok(t, "services", "--http", f.addr()); out != want {
+		t.Errorf("services printed\n%s\nwant\n%s", out, want)
 	}
-	if out := ok(t, "services", "com.foo.Bar", "--http", f.addr()); out != "dubbo://h:1/com.foo.Bar?version=1\ndubbo://h:2/com.foo.Bar?version=1\n" {
-		t.Errorf("services IFACE printed %q", out)
+	assertJSON(t, ok(t, "services", "--json", "--http", f.addr()), services)
+	want = `ADDRESS  PROTOCOL  APPLICATION  VERSION  GROUP  WEIGHT
+h:1      dubbo     app-a        1        -      50
+h:2      tri       -            1        g      100
+`
+	if out := ok(t, "services", "com.foo.Bar", "--http", f.addr()); out != want {
+		t.Errorf("services IFACE printed\n%s\nwant\n%s", out, want)
 	}
 	if q := f.last(t).query; q != "category=providers" {
 		t.Errorf("default category sent as %q", q)
+	}
+	if out := ok(t, "services", "com.foo.Bar", "--urls", "--http", f.addr()); out != "dubbo://h:1/com.foo.Bar?version=1&application=app-a&weight=50\ntri://h:2/com.foo.Bar?version=1&group=g\n" {
+		t.Errorf("services IFACE --urls printed %q", out)
 	}
 	ok(t, "services", "com.foo.Bar", "--category", "routers", "--http", f.addr())
 	if q := f.last(t).query; q != "category=routers" {
 		t.Errorf("--category sent as %q", q)
 	}
-	assertJSON(t, ok(t, "services", "com.foo.Bar", "--json", "--http", f.addr()), `{"urls":["dubbo://h:1/com.foo.Bar?version=1","dubbo://h:2/com.foo.Bar?version=1"]}`)
+	assertJSON(t, ok(t, "services", "com.foo.Bar", "--json", "--http", f.addr()), `{"urls":["dubbo://h:1/com.foo.Bar?version=1&application=app-a&weight=50","tri://h:2/com.foo.Bar?version=1&group=g"]}`)
 }
 
 func TestUnreachableAgent(t *testing.T) {
@@ -153,9 +177,9 @@ func TestUnreachableAgent(t *testing.T) {
 
 func TestEnvAddress(t *testing.T) {
 	f := newFakeAgent(t)
-	f.on("GET /v1/topics", 200, `{"topics":["T"]}`)
+	f.on("GET /v1/topics", 200, topicsJSON)
 	t.Setenv("NAMECAST_HTTP_ADDR", f.srv.URL) // the http:// form works too
-	if out := ok(t, "topics"); out != "T\n" {
+	if out := ok(t, "topics"); !strings.Contains(out, "TopicTest") {
 		t.Errorf("topics printed %q", out)
 	}
 }

@@ -16,6 +16,7 @@ within moments and an idle watch costs nothing. If the agent goes away the
 watch says so on stderr and retries with backoff.
 
   namecast watch route TopicTest
+  namecast watch topics
   namecast watch services com.foo.BarService [--category providers]
   namecast watch members
   namecast watch apps [APP]
@@ -24,7 +25,7 @@ With --json each version is one line of JSON.`
 
 func runWatch(c *cli, args []string) error {
 	return c.dispatch("watch", watchHelp, []subcommand{
-		{"route", runWatchRoute}, {"services", runWatchServices}, {"members", runWatchMembers},
+		{"route", runWatchRoute}, {"topics", runWatchTopics}, {"services", runWatchServices}, {"members", runWatchMembers},
 		{"apps", runWatchApps},
 	}, args)
 }
@@ -47,9 +48,23 @@ func runWatchRoute(c *cli, args []string) error {
 	})
 }
 
+func runWatchTopics(c *cli, args []string) error {
+	var f clientFlags
+	fs := newFlagSet("watch topics", "[flags]", "Prints the topics, as the topics command does, on every change.")
+	f.register(fs)
+	if err := c.noArgs(fs, args); err != nil {
+		return err
+	}
+	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
+		return watchEnded(cl.WatchTopicSummaries(ctx, follow(c, &f, "topics", func(ts []client.TopicSummary) {
+			printTopics(c.stdout, ts)
+		})))
+	})
+}
+
 func runWatchServices(c *cli, args []string) error {
 	var f clientFlags
-	fs := newFlagSet("watch services", "[IFACE] [flags]", "Prints IFACE's URLs on every change; without IFACE, the list of interfaces.")
+	fs := newFlagSet("watch services", "[IFACE] [flags]", "Prints IFACE's URLs, a row each, on every change; without IFACE, the interfaces as the services command lists them.")
 	f.register(fs)
 	category := fs.String("category", client.CategoryProviders, "URL `category` to follow")
 	pos, err := c.parse(fs, args)
@@ -60,11 +75,14 @@ func runWatchServices(c *cli, args []string) error {
 		return usagef("want at most one IFACE, got %d arguments", len(pos))
 	}
 	return c.call(&f, func(ctx context.Context, cl *client.Client) error {
-		lines := func(s []string) { printLines(c.stdout, s) }
 		if len(pos) == 0 {
-			return watchEnded(cl.WatchServices(ctx, follow(c, &f, "services", lines)))
+			return watchEnded(cl.WatchServiceSummaries(ctx, follow(c, &f, "services", func(s []client.ServiceSummary) {
+				printServices(c.stdout, s)
+			})))
 		}
-		return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], lines)))
+		return watchEnded(cl.WatchURLs(ctx, pos[0], *category, follow(c, &f, *category+" of "+pos[0], func(s []string) {
+			printURLs(c.stdout, s)
+		})))
 	})
 }
 

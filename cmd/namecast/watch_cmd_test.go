@@ -127,12 +127,12 @@ func TestWatchMembersJSON(t *testing.T) {
 func TestWatchServices(t *testing.T) {
 	testutil.CheckLeaks(t)
 	f := newFakeAgent(t)
-	f.on("GET /v1/services", 200, `{"services":["com.foo.Bar"]}`)
+	f.on("GET /v1/services", 200, `{"services":[{"interface":"com.foo.Bar","providers":1,"consumers":0,"appInstances":0,"applications":[],"versions":[]}]}`)
 	f.on("GET /v1/services/com.foo.Bar", 200, `{"urls":["dubbo://h:1/com.foo.Bar"]}`)
 	w := startWatch(t, "watch", "services", "com.foo.Bar", "--category", "routers", "--http", f.addr())
-	w.stdout.waitFor(t, "# ", 1)
+	w.stdout.waitFor(t, "h:1 ", 1)
 	w.stop()
-	if out := w.stdout.String(); !strings.Contains(out, " routers of com.foo.Bar\ndubbo://h:1/com.foo.Bar\n") {
+	if out := w.stdout.String(); !strings.Contains(out, " routers of com.foo.Bar\nADDRESS  PROTOCOL") || !strings.Contains(out, "\nh:1      dubbo ") {
 		t.Errorf("watch services IFACE printed\n%s", out)
 	}
 	if q := f.last(t).query; !strings.HasPrefix(q, "category=routers") {
@@ -141,6 +141,24 @@ func TestWatchServices(t *testing.T) {
 	w = startWatch(t, "watch", "services", "--http", f.addr())
 	w.stdout.waitFor(t, "com.foo.Bar", 1)
 	w.stop()
+	if out := w.stdout.String(); !strings.Contains(out, "INTERFACE    PROVIDERS") {
+		t.Errorf("watch services printed\n%s", out)
+	}
+}
+
+func TestWatchTopics(t *testing.T) {
+	testutil.CheckLeaks(t)
+	f := newFakeAgent(t)
+	f.on("GET /v1/topics", 200, topicsJSON)
+	w := startWatch(t, "watch", "topics", "--http", f.addr())
+	w.stdout.waitFor(t, "TopicTest", 1)
+	w.stop()
+	if out := w.stdout.String(); !strings.Contains(out, " topics\nTOPIC ") || !strings.Contains(out, "R--,RW-") {
+		t.Errorf("watch topics printed\n%s", out)
+	}
+	if q := f.last(t).query; !strings.HasPrefix(q, "detail=") {
+		t.Errorf("asked %q", q)
+	}
 }
 
 func TestWatchReportsAnOutageOnce(t *testing.T) {
