@@ -1,7 +1,10 @@
 package routes
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"time"
 	"unique"
 )
 
@@ -46,6 +49,27 @@ func (b BrokerData) Origin() string {
 type TopicRoute struct {
 	QueueDatas  []QueueData  `json:"queueDatas"`
 	BrokerDatas []BrokerData `json:"brokerDatas"`
+}
+
+// NearestFirst orders the route's brokers, and their queue data, by the
+// round trip rtt estimates to the agent each registered on (its Origin):
+// nearest first, those whose distance rtt does not know yet last, ties
+// in their order (by name).
+func (r *TopicRoute) NearestFirst(rtt func(origin string) (time.Duration, bool)) {
+	dist := make(map[string]time.Duration, len(r.BrokerDatas))
+	for _, bd := range r.BrokerDatas {
+		d, known := rtt(bd.Origin())
+		if !known {
+			d = time.Duration(1<<63 - 1)
+		}
+		dist[bd.BrokerName] = d
+	}
+	slices.SortStableFunc(r.BrokerDatas, func(x, y BrokerData) int {
+		return cmp.Compare(dist[x.BrokerName], dist[y.BrokerName])
+	})
+	slices.SortStableFunc(r.QueueDatas, func(x, y QueueData) int {
+		return cmp.Compare(dist[x.BrokerName], dist[y.BrokerName])
+	})
 }
 
 // ClusterInfo is RocketMQ's cluster table.

@@ -10,9 +10,10 @@
 //     agent holds them and leave with it. ApplyRules changes cluster-scoped
 //     records (Dubbo dynamic=false URLs, RocketMQ KV config, persistent
 //     znodes), which belong to no agent. Both gossip the change.
-//   - Table, LocalRecords and TopicRoute read: the replicated table (its
-//     views, Index, Wait, OnChange), this agent's own records, and a
-//     topic's route ordered nearest first.
+//   - Table and LocalRecords read the replicated table (its views, Index,
+//     Wait, OnChange) and this agent's own records; RTT estimates the
+//     round trip to another agent (a topic's route is served nearest
+//     first: routes.TopicRoute.NearestFirst).
 //   - Ready says whether the first sync with the cluster is done, so an
 //     empty answer means "none" rather than "not learned yet".
 //   - Write changes records clients hold in one call: saves their
@@ -34,9 +35,7 @@
 package host
 
 import (
-	"cmp"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -62,8 +61,9 @@ type Host interface {
 	Table() *routes.Table
 	// LocalRecords lists this agent's own records under a key prefix.
 	LocalRecords(prefix string) []routes.Record
-	// TopicRoute is a topic's route, brokers ordered nearest first.
-	TopicRoute(topic string) (routes.TopicRoute, bool)
+	// RTT estimates the round trip to the agent named origin; false when
+	// it is not known (yet).
+	RTT(origin string) (time.Duration, bool)
 	// Ready reports whether the first sync with the cluster is done.
 	Ready() bool
 	// Write changes records its clients hold, naming only what changes:
@@ -87,8 +87,8 @@ type Config struct {
 	Leases *lease.Store
 	// Publish gossips a change of the table; nil gossips nothing.
 	Publish func(routes.Delta)
-	// RTT estimates the round trip to the agent named origin; nil (or not
-	// known) orders that origin's brokers last.
+	// RTT estimates the round trip to the agent named origin; nil knows
+	// none.
 	RTT func(origin string) (time.Duration, bool)
 	// Rules writes cluster-scoped records: the agent's rule store, which
 	// bounds them, saves them and gossips them. Nil applies them to the
@@ -195,32 +195,12 @@ func (h *Local) Table() *routes.Table { return h.table }
 // LocalRecords lists this agent's own records under a key prefix.
 func (h *Local) LocalRecords(prefix string) []routes.Record { return h.table.LocalRecords(prefix) }
 
-// TopicRoute is the topic's route with brokers ordered nearest first by the
-// estimated round trip to the agent they registered on; brokers whose
-// distance is unknown yet come last, by name.
-func (h *Local) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	route, ok := h.table.TopicRoute(topic)
-	if !ok {
-		return route, false
+// RTT estimates the round trip to the agent named origin (Config.RTT).
+func (h *Local) RTT(origin string) (time.Duration, bool) {
+	if h.cfg.RTT == nil {
+		return 0, false
 	}
-	rtt := map[string]time.Duration{}
-	for _, bd := range route.BrokerDatas {
-		d, known := time.Duration(0), false
-		if h.cfg.RTT != nil {
-			d, known = h.cfg.RTT(bd.Origin())
-		}
-		if !known {
-			d = time.Duration(1<<63 - 1)
-		}
-		rtt[bd.BrokerName] = d
-	}
-	slices.SortStableFunc(route.BrokerDatas, func(x, y routes.BrokerData) int {
-		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
-	})
-	slices.SortStableFunc(route.QueueDatas, func(x, y routes.QueueData) int {
-		return cmp.Compare(rtt[x.BrokerName], rtt[y.BrokerName])
-	})
-	return route, true
+	return h.cfg.RTT(origin)
 }
 
 // Ready reports whether the agent has finished its first sync with the

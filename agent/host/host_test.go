@@ -2,9 +2,7 @@ package host
 
 import (
 	"errors"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/namecast/namecast/routes"
 )
@@ -49,32 +47,5 @@ func TestApplyRulesGoesThroughTheRuleStore(t *testing.T) {
 	}
 	if bare.Table().KVs("ns")["k"] != "v" {
 		t.Fatal("the rule is not in the table")
-	}
-}
-
-// Brokers are served nearest first by the round trip to the agent they
-// registered on; unknown distances come last.
-func TestTopicRouteNearestFirst(t *testing.T) {
-	self := routes.NewTable("self", 1)
-	for _, o := range []struct{ origin, broker string }{{"far", "bFar"}, {"near", "bNear"}, {"unknown", "bUnknown"}} {
-		peer := routes.NewTable(o.origin, 1)
-		d, _ := peer.ApplyLocal([]routes.Record{
-			{Broker: &routes.Broker{Cluster: "c", Name: o.broker, Addr: "10.0.0.1:10911"}},
-			{Queue: &routes.Queue{Topic: "T", BrokerName: o.broker, ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}},
-		}, nil)
-		self.Apply(d)
-	}
-	rtt := map[string]time.Duration{"far": 50 * time.Millisecond, "near": time.Millisecond}
-	h := New(Config{Table: self, RTT: func(o string) (time.Duration, bool) { d, ok := rtt[o]; return d, ok }})
-	route, ok := h.TopicRoute("T")
-	if !ok {
-		t.Fatal("no route for T")
-	}
-	var got []string
-	for _, bd := range route.BrokerDatas {
-		got = append(got, bd.BrokerName)
-	}
-	if want := []string{"bNear", "bFar", "bUnknown"}; !slices.Equal(got, want) {
-		t.Fatalf("brokers %v, want %v", got, want)
 	}
 }

@@ -110,10 +110,11 @@ func (s *Server) getTopic(r *http.Request) (any, error) {
 	if err := checkTopic(topic); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	route, ok := s.host.TopicRoute(topic)
+	route, ok := s.table.TopicRoute(topic)
 	if !ok {
 		return nil, errorf(http.StatusNotFound, "no route for topic %q: no live broker registers it", topic)
 	}
+	route.NearestFirst(s.host.RTT)
 	return route, nil
 }
 

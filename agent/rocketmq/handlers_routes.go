@@ -44,12 +44,22 @@ func (s *Server) getRouteInfo(_ *conn, req *remoting.Command, rep *reply) {
 	rep.Body = e.body
 }
 
+// route is topic's route, its brokers ordered by the round trip to the
+// agent each registered on, nearest first.
+func (s *Server) route(topic string) (routes.TopicRoute, bool) {
+	route, ok := s.reg.Table().TopicRoute(topic)
+	if ok {
+		route.NearestFirst(s.reg.RTT)
+	}
+	return route, ok
+}
+
 func notFoundRemark(topic string) string {
 	return "No topic route info in name server for the topic: " + topic + faqSuffix
 }
 
 func (s *Server) encodeRoute(k routeKey) *cachedRoute {
-	route, ok := s.reg.TopicRoute(k.topic)
+	route, ok := s.route(k.topic)
 	if !ok {
 		return &cachedRoute{remark: notFoundRemark(k.topic)}
 	}
@@ -97,7 +107,7 @@ func (s *Server) routeData(topic string, route routes.TopicRoute) *remoting.Topi
 // zone whose master is down still reads from slaves elsewhere. Like Java it
 // re-encodes in the legacy form whatever the client's version.
 func (s *Server) zoneRoute(topic, zone string, rep *reply) {
-	route, ok := s.reg.TopicRoute(topic)
+	route, ok := s.route(topic)
 	if !ok {
 		rep.fail(remoting.TopicNotExist, notFoundRemark(topic))
 		return

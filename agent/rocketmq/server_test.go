@@ -211,7 +211,7 @@ func TestLifecycle(t *testing.T) {
 	if err := s3.Close(); err != nil {
 		t.Error(err)
 	}
-	if _, ok := reg.TopicRoute("TopicTest"); !ok {
+	if _, ok := reg.Routes.TopicRoute("TopicTest"); !ok {
 		t.Error("Close unregistered the brokers")
 	}
 	if _, err := net.DialTimeout("tcp", s3.Addr(), time.Second); err == nil {

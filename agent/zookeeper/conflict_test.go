@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
@@ -60,16 +61,16 @@ func alive(t *testing.T, s *Server, id int64, who string) {
 // raceCreates has a session on each of two linked agents create p as an
 // ephemeral node before either agent saw the other's create, B's stamped
 // later (so B wins). Nothing is delivered after the creates.
-func raceCreates(t *testing.T, p string) (srvs []*Server, regs []*linkedRegistry, ra, rb *raw, sa, sb int64) {
+func raceCreates(t *testing.T, p string) (srvs []*Server, regs []*hosttest.Fake, ra, rb *raw, sa, sb int64) {
 	t.Helper()
 	srvs, regs = startLinked(t, "a", "b")
 	ra, rb = dialRaw(t, srvs[0]), dialRaw(t, srvs[1])
 	sa, sb = ra.handshake(false).SessionID, rb.handshake(false).SessionID
 	mkdirs(t, ra, parentOf(p))
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	for range 5 {
-		regs[1].t.Stamp()
+		regs[1].Routes.Stamp()
 	}
 	for i, r := range []*raw{ra, rb} {
 		if h, _, _ := r.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, Data: []byte{'A' + byte(i)}, ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
@@ -84,10 +85,10 @@ func raceCreates(t *testing.T, p string) (srvs []*Server, regs []*linkedRegistry
 // winner lives on, and every agent shows the winner's node.
 func TestConflictingCreateExpiresTheLoser(t *testing.T) {
 	srvs, regs, _, rb, sa, sb := raceCreates(t, "/lock")
-	deliver(regs[1], regs[0])
+	deliver(regs[1])
 	expiredWithin(t, srvs[0], sa, time.Second)
 	alive(t, srvs[1], sb, "the winner")
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	ra2 := dialRaw(t, srvs[0])
 	ra2.handshake(false)
@@ -106,14 +107,14 @@ func TestLosersDeleteNeverRemovesTheWinners(t *testing.T) {
 	for _, version := range []int32{-1, 0} {
 		t.Run(fmt.Sprint("version ", version), func(t *testing.T) {
 			srvs, regs, ra, rb, _, sb := raceCreates(t, "/lock")
-			deliver(regs[1], regs[0]) // in the table; the tree may not be refreshed yet
+			deliver(regs[1]) // in the table; the tree may not be refreshed yet
 			code, err := ra.tryCall(7, zkwire.OpDelete, &zkwire.PathVersion{Path: "/lock", Version: version})
 			if err == nil && code != zkwire.ErrSessionExpired {
 				t.Fatalf("the loser's delete answered %d, want SESSIONEXPIRED", code)
 			}
-			deliver(regs[0], regs[1])
+			deliver(regs[0])
 			srvs[1].syncDirty()
-			if n := len(regs[1].t.KVs(cmdNamespace)); n != 0 {
+			if n := len(regs[1].Routes.KVs(cmdNamespace)); n != 0 {
 				t.Fatalf("the loser's delete sent %d delete commands to the winner's agent", n)
 			}
 			if code, data, owner := getData(rb, 5, "/lock", false); code != 0 || data != "B" || owner != sb {
@@ -132,8 +133,8 @@ func TestDeleteBeforeTheConflictArrivesRemovesOnlyItsOwn(t *testing.T) {
 		t.Fatalf("delete on A: %d", h.Err)
 	}
 	testutil.Eventually(t, 5*time.Second, func() error {
-		deliver(regs[0], regs[1])
-		deliver(regs[1], regs[0])
+		deliver(regs[0])
+		deliver(regs[1])
 		srvs[0].syncDirty()
 		srvs[1].syncDirty()
 		for i, r := range []*raw{ra, rb} {
@@ -159,7 +160,7 @@ func TestRecreateAfterDeletingAnothersNodeExpiresNobody(t *testing.T) {
 	if h, _, _ := ra.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: p, Data: []byte("A"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
 		t.Fatalf("create on A: %d", h.Err)
 	}
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	for i, want := range []int32{zkwire.ErrNodeExists, 0} {
 		if i == 1 {
@@ -172,12 +173,12 @@ func TestRecreateAfterDeletingAnothersNodeExpiresNobody(t *testing.T) {
 		}
 	}
 	// B's record may reach A before B's command does.
-	deliver(regs[1], regs[0])
+	deliver(regs[1])
 	srvs[0].syncDirty()
 	testutil.Eventually(t, 5*time.Second, func() error {
-		deliver(regs[0], regs[1])
-		deliver(regs[1], regs[0])
-		if _, ok := regs[0].t.LocalRecord(routes.ZnodeKey(p, "")); ok {
+		deliver(regs[0])
+		deliver(regs[1])
+		if _, ok := regs[0].Routes.LocalRecord(routes.ZnodeKey(p, "")); ok {
 			return fmt.Errorf("A still holds its record")
 		}
 		return nil
@@ -188,13 +189,13 @@ func TestRecreateAfterDeletingAnothersNodeExpiresNobody(t *testing.T) {
 
 // casRace has sessions on two linked agents setData p (persistent,
 // version 0) from version 0 before either saw the other's write.
-func casRace(t *testing.T, p string, versions [2]int32) (srvs []*Server, regs []*linkedRegistry, rs []*raw, ids []int64) {
+func casRace(t *testing.T, p string, versions [2]int32) (srvs []*Server, regs []*hosttest.Fake, rs []*raw, ids []int64) {
 	t.Helper()
 	srvs, regs = startLinked(t, "a", "b")
 	rs = []*raw{dialRaw(t, srvs[0]), dialRaw(t, srvs[1])}
 	ids = []int64{rs[0].handshake(false).SessionID, rs[1].handshake(false).SessionID}
 	mkdirs(t, rs[0], p)
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	for i, r := range rs {
 		h, _, _ := r.call(2, zkwire.OpSetData, &zkwire.SetDataRequest{Path: p, Data: []byte{'A' + byte(i)}, Version: versions[i]})
@@ -202,8 +203,8 @@ func casRace(t *testing.T, p string, versions [2]int32) (srvs []*Server, regs []
 			t.Fatalf("setData on %c: %d", 'A'+i, h.Err)
 		}
 	}
-	deliver(regs[0], regs[1])
-	deliver(regs[1], regs[0])
+	deliver(regs[0])
+	deliver(regs[1])
 	return srvs, regs, rs, ids
 }
 
@@ -237,14 +238,14 @@ func TestSetDataThatDidNotRaceExpiresNobody(t *testing.T) {
 	mkdirs(t, rs[0], "/counter")
 	for v := range int32(4) {
 		i := int(v % 2)
-		deliver(regs[1-i], regs[i])
+		deliver(regs[1-i])
 		srvs[i].syncDirty()
 		if h, _, _ := rs[i].call(2, zkwire.OpSetData, &zkwire.SetDataRequest{Path: "/counter", Data: []byte{'0' + byte(v)}, Version: v}); h.Err != 0 {
 			t.Fatalf("setData %d on agent %d: %d", v, i, h.Err)
 		}
 	}
-	deliver(regs[1], regs[0])
-	deliver(regs[0], regs[1])
+	deliver(regs[1])
+	deliver(regs[0])
 	srvs[0].syncDirty()
 	srvs[1].syncDirty()
 	for i := range srvs {
@@ -273,15 +274,13 @@ func TestMergedMappingWritesExpireNobody(t *testing.T) {
 // withdrawn quietly, and it went on believing it held the lock).
 func TestWinnersDeleteExpiresAHiddenLoser(t *testing.T) {
 	srvs, regs, _, rb, sa, sb := raceCreates(t, "/lock")
-	deliver(regs[0], regs[1]) // B's agent sees A's record, hidden under B's
+	deliver(regs[0]) // B's agent sees A's record, hidden under B's
 	srvs[1].syncDirty()
-	regs[1].mu.Lock()
-	regs[1].out = nil // B's create never reaches A's agent: gossip carries its add and delete as one
-	regs[1].mu.Unlock()
+	regs[1].Lose() // B's create never reaches A's agent: gossip carries its add and delete as one
 	if h, _, _ := rb.call(8, zkwire.OpDelete, &zkwire.PathVersion{Path: "/lock", Version: -1}); h.Err != 0 {
 		t.Fatalf("the winner's delete: %d", h.Err)
 	}
-	deliver(regs[1], regs[0])
+	deliver(regs[1])
 	expiredWithin(t, srvs[0], sa, time.Second)
 	alive(t, srvs[1], sb, "the winner")
 }

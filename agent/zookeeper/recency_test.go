@@ -3,102 +3,33 @@ package zookeeper
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/namecast/namecast/agent/doorkit/doortest"
-	"github.com/namecast/namecast/agent/lease"
+	"github.com/namecast/namecast/agent/host/hosttest"
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 	"github.com/namecast/namecast/internal/testutil"
 	"github.com/namecast/namecast/routes"
 )
 
-// linkedRegistry is one agent of a pair whose gossip the test carries by
-// hand: its changes wait in out until the test calls deliver.
-type linkedRegistry struct {
-	t   *routes.Table
-	mu  sync.Mutex
-	out []routes.Delta
-}
-
-func (l *linkedRegistry) Apply(puts []routes.Record, deletes []string) (bool, error) {
-	d, ok := l.t.ApplyLocal(puts, deletes)
-	l.queue(d, ok)
-	return ok, nil
-}
-
-func (l *linkedRegistry) ApplyRules(puts []routes.Record, deletes []string) (bool, error) {
-	d, ok := l.t.ApplyRules(puts, deletes)
-	l.queue(d, ok)
-	return ok, nil
-}
-
-func (l *linkedRegistry) queue(d routes.Delta, ok bool) {
-	if ok {
-		l.mu.Lock()
-		l.out = append(l.out, d)
-		l.mu.Unlock()
-	}
-}
-
-func (l *linkedRegistry) Table() *routes.Table { return l.t }
-func (l *linkedRegistry) Ready() bool          { return true }
-
-// The rest of host.Host: reads of the table, and no leases kept.
-func (l *linkedRegistry) LocalRecords(prefix string) []routes.Record { return l.t.LocalRecords(prefix) }
-func (l *linkedRegistry) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	return l.t.TopicRoute(topic)
-}
-func (l *linkedRegistry) PutLease(lease.Lease) error      { return nil }
-func (l *linkedRegistry) DropLease(door, id string) error { return nil }
-func (l *linkedRegistry) Hold(lease.Lease, []routes.Record) (lease.Saving, error) {
-	return lease.Saving{}, nil
-}
-func (l *linkedRegistry) Drop(string, string) (lease.Saving, error)    { return lease.Saving{}, nil }
-func (l *linkedRegistry) Forget(string, string) lease.Saving           { return lease.Saving{} }
-func (l *linkedRegistry) HoldAll([]lease.Change) (lease.Saving, error) { return lease.Saving{}, nil }
-func (l *linkedRegistry) Undo([]lease.Change) (lease.Saving, error)    { return lease.Saving{}, nil }
-func (l *linkedRegistry) RestoredLeases(door string) []lease.Lease     { return nil }
-func (l *linkedRegistry) Write(unlock func(), ws ...lease.Write) error {
-	for _, w := range ws {
-		if _, err := l.Apply(w.Puts, w.Deletes); err != nil {
-			return err
-		}
-	}
-	if unlock != nil {
-		unlock()
-	}
-	return nil
-}
-
-// deliver applies what from wrote since the last delivery to every other
-// registry, as gossip would.
-func deliver(from *linkedRegistry, to ...*linkedRegistry) {
-	from.mu.Lock()
-	out := from.out
-	from.out = nil
-	from.mu.Unlock()
-	for _, d := range out {
-		for _, r := range to {
-			r.t.Apply(d)
-		}
-	}
-}
+// deliver hands what from wrote since the last delivery to the other
+// agents, as gossip would.
+func deliver(from *hosttest.Fake) { from.Deliver(nil) }
 
 // startLinked starts one server per name over linked registries.
-func startLinked(t *testing.T, names ...string) ([]*Server, []*linkedRegistry) {
+func startLinked(t *testing.T, names ...string) ([]*Server, []*hosttest.Fake) {
 	t.Helper()
 	var srvs []*Server
-	var regs []*linkedRegistry
-	for _, n := range names {
-		reg := &linkedRegistry{t: routes.NewTable(n, 1)}
+	regs := hosttest.Cluster(names...)
+	for _, reg := range regs {
+		reg.HoldDeltas.Store(true)
 		s, err := NewServer(Config{Host: reg, DeleteHold: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		doortest.Serve(t, s)
-		srvs, regs = append(srvs, s), append(regs, reg)
+		srvs = append(srvs, s)
 	}
 	return srvs, regs
 }
@@ -134,14 +65,14 @@ func TestConcurrentEphemeralCreatesConvergeOnTheLater(t *testing.T) {
 				ra, rb := dialRaw(t, srvs[0]), dialRaw(t, srvs[1])
 				sa, sb := ra.handshake(false), rb.handshake(false)
 				mkdirs(t, ra, parentOf(tc.path))
-				deliver(regs[0], regs[1])
+				deliver(regs[0])
 				srvs[1].syncDirty()
 				// Neither agent sees the other's create, so their stamps
 				// are concurrent: B's Lamport clock is moved ahead so B's
 				// create is the later one (equal stamps would fall to the
 				// owner tie-break).
 				for range 5 {
-					regs[1].t.Stamp()
+					regs[1].Routes.Stamp()
 				}
 				if h, _, _ := ra.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: tc.path, Data: []byte("A"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
 					t.Fatalf("create on A: %d", h.Err)
@@ -153,8 +84,8 @@ func TestConcurrentEphemeralCreatesConvergeOnTheLater(t *testing.T) {
 				if code, _, _ := getData(ra, 2, tc.path, true); code != 0 {
 					t.Fatalf("getData on A: %d", code)
 				}
-				deliver(regs[0], regs[1])
-				deliver(regs[1], regs[0])
+				deliver(regs[0])
+				deliver(regs[1])
 				srvs[0].syncDirty()
 				srvs[1].syncDirty()
 				readers := []*raw{ra, rb}
@@ -211,7 +142,7 @@ func TestDeleteThroughAnotherAgentWithdrawsTheOwnersRecord(t *testing.T) {
 	if code, _, _ := getData(ra, 2, leaf, true); code != 0 {
 		t.Fatalf("getData on A: %d", code)
 	}
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	if h, _, _ := rb.call(1, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("B"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != zkwire.ErrNodeExists {
 		t.Fatalf("create on B over A's node: %d, want NODEEXISTS", h.Err)
@@ -225,14 +156,14 @@ func TestDeleteThroughAnotherAgentWithdrawsTheOwnersRecord(t *testing.T) {
 	if h, _, _ := rb.call(4, zkwire.OpCreate, &zkwire.CreateRequest{Path: leaf, Data: []byte("B"), ACL: openACL, Flags: zkwire.FlagEphemeral}); h.Err != 0 {
 		t.Fatalf("re-create on B: %d", h.Err)
 	}
-	deliver(regs[1], regs[0]) // B's command and B's record reach A
+	deliver(regs[1]) // B's command and B's record reach A
 	testutil.Eventually(t, 10*time.Second, func() error {
-		if _, ok := regs[0].t.LocalRecord(routes.URLKey("demo.Api", "providers", "dubbo://10.0.0.5:20880/demo.Api?a=2&z=1")); ok {
+		if _, ok := regs[0].Routes.LocalRecord(routes.URLKey("demo.Api", "providers", "dubbo://10.0.0.5:20880/demo.Api?a=2&z=1")); ok {
 			return errors.New("A still holds its record")
 		}
 		return nil
 	})
-	deliver(regs[0], regs[1]) // A's withdrawal, and the command's deletion
+	deliver(regs[0]) // A's withdrawal, and the command's deletion
 	srvs[0].syncDirty()
 	srvs[1].syncDirty()
 	_, _, evs := ra.call(-2, zkwire.OpPing, nil)
@@ -245,10 +176,10 @@ func TestDeleteThroughAnotherAgentWithdrawsTheOwnersRecord(t *testing.T) {
 		}
 	}
 	testutil.Eventually(t, 10*time.Second, func() error {
-		deliver(regs[0], regs[1])
-		deliver(regs[1], regs[0])
+		deliver(regs[0])
+		deliver(regs[1])
 		for i, r := range regs {
-			if n := len(r.t.KVs(cmdNamespace)); n != 0 {
+			if n := len(r.Routes.KVs(cmdNamespace)); n != 0 {
 				return fmt.Errorf("agent %d still holds %d commands", i, n)
 			}
 		}
@@ -264,7 +195,7 @@ func TestDeleteOfAnotherAgentsHTTPRecordIsRefused(t *testing.T) {
 	rb.handshake(false)
 	u := routes.URL{Interface: "demo.Api", Category: "providers", URL: "dubbo://10.0.0.5:20880/demo.Api"}
 	regs[0].Apply([]routes.Record{{URL: &u}}, nil)
-	deliver(regs[0], regs[1])
+	deliver(regs[0])
 	srvs[1].syncDirty()
 	leaf := "/dubbo/demo.Api/providers/" + javaEncode(u.URL)
 	if h, _, _ := rb.call(1, zkwire.OpDelete, &zkwire.PathVersion{Path: leaf, Version: -1}); h.Err != zkwire.ErrBadArguments {

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
@@ -139,10 +140,20 @@ func (f *Fake) sendLocked(d routes.Delta) {
 }
 
 // Deliver hands the held changes' ops that pick selects to every peer,
-// one delta per op, and keeps the others held.
+// one delta per op, and keeps the others held; a nil pick hands on every
+// held change as it was made.
 func (f *Fake) Deliver(pick func(routes.Op) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if pick == nil {
+		for _, d := range f.held {
+			for _, p := range f.peers {
+				p.Routes.Apply(d)
+			}
+		}
+		f.held = nil
+		return
+	}
 	var keep []routes.Delta
 	for _, d := range f.held {
 		rest := d
@@ -165,13 +176,20 @@ func (f *Fake) Deliver(pick func(routes.Op) bool) {
 	f.held = keep
 }
 
+// Lose forgets the held changes: gossip never carries them.
+func (f *Fake) Lose() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held = nil
+}
+
 func (f *Fake) Table() *routes.Table { return f.Routes }
 func (f *Fake) Ready() bool          { return !f.NotYet.Load() }
 
 func (f *Fake) LocalRecords(prefix string) []routes.Record { return f.Routes.LocalRecords(prefix) }
-func (f *Fake) TopicRoute(topic string) (routes.TopicRoute, bool) {
-	return f.Routes.TopicRoute(topic)
-}
+
+// RTT knows no distance: routes keep their order.
+func (f *Fake) RTT(string) (time.Duration, bool) { return 0, false }
 
 // PutLease keeps l (or fails with LeaseErr).
 func (f *Fake) PutLease(l lease.Lease) error {
