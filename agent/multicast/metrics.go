@@ -30,7 +30,7 @@ type stats struct {
 var zero = []struct{ name, label, value string }{
 	{"bad", "why", "verb"}, {"bad", "why", "cut"}, {"bad", "why", "url"}, {"bad", "why", "record"},
 	{"refused", "why", "budget"}, {"refused", "why", "sender"}, {"refused", "why", "unsaved"},
-	{"answers", "", ""}, {"announced", "", ""}, {"withdrawn", "", ""}, {"send_errors", "", ""}, {"too_long", "", ""},
+	{"ignored", "why", "elsewhere"}, {"answers", "", ""}, {"announced", "", ""}, {"withdrawn", "", ""}, {"send_errors", "", ""}, {"too_long", "", ""},
 }
 
 func (st *stats) init(m *metrics.Metrics) {

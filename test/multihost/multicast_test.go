@@ -118,6 +118,15 @@ func TestDubboMulticastAcrossHosts(t *testing.T) {
 		t.Fatalf("GET /v1/services/%s on host 2: %+v, %v; want the provider", iface, svc, err)
 	}
 
+	// GET /v1/agent names the door's group; /metrics counts what it holds.
+	var info map[string]any
+	if err := as[0].call("GET", "/v1/agent", nil, &info); err != nil || info["multicastAddr"] != dubboGroup.String() {
+		t.Fatalf("GET /v1/agent: multicastAddr %v (%v), want %s", info["multicastAddr"], err, dubboGroup)
+	}
+	if n, err := as[0].counter("namecast_multicast_held"); err != nil || n != 1 {
+		t.Fatalf("host 1's agent: namecast_multicast_held %v (%v), want 1", n, err)
+	}
+
 	late := dubboProcess(t, b)
 	sub2 := late.Subscribe(consumerURL("late")) // answered within Dubbo's 1000 ms wait
 	if got := late.Heard(sub2); !slices.Equal(got, []string{provider.String()}) {
