@@ -173,8 +173,10 @@ func (s *Server) agentRegister(w http.ResponseWriter, r *http.Request) (any, err
 	if err := reg.Validate(); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	if in, ok := s.localInstances()[def.ID]; ok && in.Source != catalog.FromConsul {
-		return nil, errorf(http.StatusBadRequest, "service ID %q is a %s registration on this agent: choose another ID", def.ID, in.Source)
+	for _, in := range catalog.Lookup(s.table, def.Name) {
+		if in.Node == s.cfg.Node && in.ID == def.ID && in.Source != catalog.FromConsul {
+			return nil, errorf(http.StatusBadRequest, "service ID %q is a %s registration on this agent: choose another ID", def.ID, in.Source)
+		}
 	}
 	replace, _ := strconv.ParseBool(r.URL.Query().Get("replace-existing-checks"))
 	return nil, s.reg.register(reg, defs, replace)

@@ -3,6 +3,7 @@ package consul
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/namecast/namecast/agent/consul/catalog"
 	"github.com/namecast/namecast/routes"
@@ -44,18 +45,38 @@ func (s *Server) catalogNodes(r *http.Request) (any, uint64, error) {
 }
 
 // instances are the instances of the request's service that carry every
-// ?tag, and its index (read first).
-func (s *Server) instances(r *http.Request) ([]catalog.Instance, uint64) {
+// ?tag and whose node has every ?node-meta (k:v), and its index (read
+// first).
+func (s *Server) instances(r *http.Request) ([]catalog.Instance, uint64, error) {
 	name := r.PathValue("name")
 	idx := s.table.IndexOf(catalog.WatchName(name))
-	tags := r.URL.Query()["tag"]
+	q := r.URL.Query()
+	tags := q["tag"]
+	meta := map[string]string{}
+	for _, kv := range q["node-meta"] {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok {
+			return nil, 0, errorf(http.StatusBadRequest, "Invalid node-meta %q: want key:value", kv)
+		}
+		meta[k] = v
+	}
+	nodes := s.nodes()
 	var out []catalog.Instance
 	for _, in := range catalog.Lookup(s.table, name) {
-		if hasTags(in.Tags, tags) {
+		if hasTags(in.Tags, tags) && hasMeta(s.nodeNamed(nodes, in.Node).Meta, meta) {
 			out = append(out, in)
 		}
 	}
-	return out, idx
+	return out, idx, nil
+}
+
+func hasMeta(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 func hasTags(have, want []string) bool {
@@ -73,7 +94,10 @@ func (s *Server) catalogService(r *http.Request) (any, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	ins, idx := s.instances(r)
+	ins, idx, err := s.instances(r)
+	if err != nil {
+		return nil, 0, err
+	}
 	nodes := s.nodes()
 	out := []catalogService{}
 	for _, in := range ins {
@@ -100,7 +124,10 @@ func (s *Server) healthService(r *http.Request) (any, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	ins, idx := s.instances(r)
+	ins, idx, err := s.instances(r)
+	if err != nil {
+		return nil, 0, err
+	}
 	nodes := s.nodes()
 	out := []serviceEntry{}
 	for _, in := range ins {
@@ -142,7 +169,10 @@ func (s *Server) healthChecks(r *http.Request) (any, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	ins, idx := s.instances(r)
+	ins, idx, err := s.instances(r)
+	if err != nil {
+		return nil, 0, err
+	}
 	nodes := s.nodes()
 	out := []healthCheck{}
 	for _, in := range ins {

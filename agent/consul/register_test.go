@@ -133,3 +133,22 @@ func TestRegistrationPastTheBudget(t *testing.T) {
 		t.Fatal("the refused registration is in the table")
 	}
 }
+
+// ?node-meta keeps the instances whose node has the metadata (every node
+// has consul-network-segment "", as a Consul agent's); a bad one is 400.
+func TestNodeMetaFilter(t *testing.T) {
+	d := newDoor(t)
+	d.ok("PUT", "/v1/agent/service/register", map[string]any{"Name": "web"}, nil)
+	var es []serviceEntry
+	d.ok("GET", "/v1/health/service/web?node-meta=consul-network-segment:", nil, &es)
+	if len(es) != 1 {
+		t.Errorf("node-meta the node has: %d entries", len(es))
+	}
+	d.ok("GET", "/v1/health/service/web?node-meta=rack:r1", nil, &es)
+	if len(es) != 0 {
+		t.Errorf("node-meta no node has: %d entries", len(es))
+	}
+	if code, _, _ := d.call("GET", "/v1/catalog/service/web?node-meta=rack", nil); code != 400 {
+		t.Errorf("node-meta without ':': %d", code)
+	}
+}
