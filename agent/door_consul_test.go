@@ -92,3 +92,33 @@ func TestConsulDoorOff(t *testing.T) {
 		t.Fatalf(`consul address with "off" = %q`, got)
 	}
 }
+
+// With --data-dir a registration made through the Consul door comes back
+// after the agent's restart, its TTL check taking updates again, as a
+// Consul agent restores the services registered through its API.
+func TestConsulRegistrationSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	c := agenttest.Start(t, 1, func(cfg *agent.Config) { cfg.DataDir = dir })
+	reg := map[string]any{"ID": "web-1", "Name": "web", "Port": 8080, "Check": map[string]any{"CheckID": "hb", "TTL": "5m"}}
+	if code, _ := call(t, "PUT", c.Agent(0).Addr("consul"), "/v1/agent/service/register", reg, nil); code != http.StatusOK {
+		t.Fatalf("register: %d", code)
+	}
+	if code, _ := call(t, "PUT", c.Agent(0).Addr("consul"), "/v1/agent/check/pass/hb", nil, nil); code != http.StatusOK {
+		t.Fatalf("pass: %d", code)
+	}
+	a := c.Restart(0)
+	var entries []consulEntry
+	if code, _ := call(t, "GET", a.Addr("consul"), "/v1/health/service/web?passing", nil, &entries); code != 200 || len(entries) != 1 || entries[0].Service.ID != "web-1" {
+		t.Fatalf("after the restart: %d %+v", code, entries)
+	}
+	if code, _ := call(t, "PUT", a.Addr("consul"), "/v1/agent/check/fail/hb", nil, nil); code != http.StatusOK {
+		t.Fatalf("fail after the restart: %d (the check was not restored)", code)
+	}
+	if code, _ := call(t, "PUT", a.Addr("consul"), "/v1/agent/service/deregister/web-1", nil, nil); code != http.StatusOK {
+		t.Fatalf("deregister after the restart: %d", code)
+	}
+	a = c.Restart(0)
+	if code, _ := call(t, "GET", a.Addr("consul"), "/v1/health/service/web", nil, &entries); code != 200 || len(entries) != 0 {
+		t.Fatalf("a deregistered service came back with the restart: %+v", entries)
+	}
+}

@@ -2,13 +2,16 @@ package consul
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/namecast/namecast/agent/consul/catalog"
+	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
 )
@@ -90,19 +93,18 @@ func (g *registry) register(reg catalog.Registration, defs []catalog.CheckDef, r
 		g.mu.Unlock()
 		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	sv, err := g.writeLocked(l)
-	if err != nil {
-		g.mu.Unlock()
-		return err
+	err := g.commitLocked(l, func() {
+		g.svcs[reg.ID] = l
+		for _, id := range removed {
+			delete(g.owner, id)
+		}
+		for id := range l.defs {
+			g.owner[id] = reg.ID
+		}
+	})
+	if err != nil && !errors.Is(err, host.ErrUnsaved) {
+		return err // nothing changed
 	}
-	g.svcs[reg.ID] = l
-	for _, id := range removed {
-		delete(g.owner, id)
-	}
-	for id := range l.defs {
-		g.owner[id] = reg.ID
-	}
-	g.mu.Unlock()
 	for _, id := range removed {
 		g.s.checks.Remove(id)
 	}
@@ -116,7 +118,7 @@ func (g *registry) register(reg catalog.Registration, defs []catalog.CheckDef, r
 			g.s.log.Warn("Consul check not started", "check", d.ID, "service", reg.ID, "err", err)
 		}
 	}
-	return settled(sv)
+	return err
 }
 
 // states are l's checks' states in ID order: a check old had keeps its
@@ -147,15 +149,29 @@ func (g *registry) states(l, old *local) []catalog.Check {
 	return out
 }
 
-// writeLocked holds l's lease and applies its record (replacing the one
-// at its old key, when the name changed); sv is on disk once it settles.
-// Nothing changed on an error. g.mu is held.
-func (g *registry) writeLocked(l *local) (lease.Saving, error) {
+// commitLocked writes l's record under its lease (replacing the record
+// at its old key when the name changed) through the host, which applies
+// it, then runs then (the door notes the change) and lets go of g.mu,
+// and waits until the change is on disk. g.mu is held on entry and let
+// go on return. An error wrapping host.ErrUnsaved: the change is made
+// (then ran) but not on disk; any other: nothing changed.
+func (g *registry) commitLocked(l *local, then func()) error {
+	unlocked := false
+	unlock := func() {
+		then()
+		unlocked = true
+		g.mu.Unlock()
+	}
+	defer func() {
+		if !unlocked {
+			g.mu.Unlock()
+		}
+	}()
 	s := g.s
 	node := s.table.Local()
 	rec, err := l.reg.Record(node, routes.OriginOwner(node), l.regMs)
 	if err != nil {
-		return lease.Saving{}, errorf(http.StatusBadRequest, "%v", err)
+		return errorf(http.StatusBadRequest, "%v", err)
 	}
 	key := rec.Key()
 	z := rec.Znode
@@ -167,24 +183,21 @@ func (g *registry) writeLocked(l *local) (lease.Saving, error) {
 	if cur, ok := s.table.LocalRecord(key); ok && cur.Znode != nil {
 		if string(cur.Znode.Data) == string(z.Data) && len(deletes) == 0 {
 			l.key = key
-			return lease.Saving{}, nil // unchanged
+			unlock() // unchanged
+			return nil
 		}
 		z.Ctime, z.Version = cur.Znode.Ctime, cur.Znode.Version+1
 	}
 	z.Stamp = s.table.Stamp()
 	state, _ := json.Marshal(saved{Reg: l.reg, Defs: sortedDefs(l.defs), RegMs: l.regMs})
-	ls := lease.Lease{Door: leaseDoor, ID: l.reg.ID, Keys: []string{key}, Renewed: time.Now(), State: state}
-	puts := []routes.Record{rec}
-	sv, err := s.host.Hold(ls, ls.RecordsAfter(s.table, puts, deletes))
-	if err != nil {
-		return lease.Saving{}, storeError(err)
-	}
-	if _, err := s.host.Apply(puts, deletes); err != nil {
-		return sv, storeError(err)
-	}
+	w := lease.Write{Lease: lease.Lease{Door: leaseDoor, ID: l.reg.ID, Renewed: time.Now(), State: state},
+		Puts: []routes.Record{rec}, Deletes: deletes}
 	l.key = key
-	s.metrics.IncrCounter([]string{"consul", "writes"}, 1)
-	return sv, nil
+	err = s.host.Write(unlock, w)
+	if err == nil || errors.Is(err, host.ErrUnsaved) {
+		s.metrics.IncrCounter([]string{"consul", "writes"}, 1)
+	}
+	return storeError(err)
 }
 
 func sortedDefs(m map[string]catalog.CheckDef) []catalog.CheckDef {
@@ -192,15 +205,7 @@ func sortedDefs(m map[string]catalog.CheckDef) []catalog.CheckDef {
 	for _, d := range m {
 		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b catalog.CheckDef) int {
-		if a.ID < b.ID {
-			return -1
-		}
-		if a.ID > b.ID {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b catalog.CheckDef) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -215,23 +220,27 @@ func (g *registry) deregister(id string) (bool, error) {
 		g.mu.Unlock()
 		return false, nil
 	}
-	sv, err := g.s.host.Drop(leaseDoor, id)
-	if err != nil {
-		g.mu.Unlock()
-		return false, errorf(http.StatusInternalServerError, "%v", err)
-	}
+	var deletes []string
 	if l.key != "" {
-		g.s.host.Apply(nil, []string{l.key}) // a withdrawal is never refused
+		deletes = []string{l.key}
 	}
-	delete(g.svcs, id)
-	for cid := range l.defs {
-		delete(g.owner, cid)
+	unlocked := false
+	err := g.s.host.Write(func() {
+		delete(g.svcs, id)
+		for cid := range l.defs {
+			delete(g.owner, cid)
+		}
+		unlocked = true
+		g.mu.Unlock()
+	}, lease.Write{Lease: lease.Lease{Door: leaseDoor, ID: id}, Deletes: deletes, Drop: true})
+	if !unlocked {
+		g.mu.Unlock()
+		return false, storeError(err) // nothing withdrawn
 	}
-	g.mu.Unlock()
 	for cid := range l.defs {
 		g.s.checks.Remove(cid)
 	}
-	return true, settled(sv)
+	return true, storeError(err)
 }
 
 // addCheck adds (or replaces) one check of a service registered here.
@@ -269,16 +278,15 @@ func (g *registry) removeCheck(id string) (bool, error) {
 		}
 	}
 	l.reg.Checks = g.states(&l, old)
-	sv, err := g.writeLocked(&l)
-	if err != nil {
-		g.mu.Unlock()
+	err := g.commitLocked(&l, func() {
+		g.svcs[sid] = &l
+		delete(g.owner, id)
+	})
+	if err != nil && !errors.Is(err, host.ErrUnsaved) {
 		return false, err
 	}
-	g.svcs[sid] = &l
-	delete(g.owner, id)
-	g.mu.Unlock()
 	g.s.checks.Remove(id)
-	return true, settled(sv)
+	return true, err
 }
 
 // reportCheck writes check checkID's state as the runner holds it now
@@ -310,14 +318,7 @@ func (g *registry) reportCheck(checkID string) {
 	l := *old
 	l.reg.Checks = slices.Clone(old.reg.Checks)
 	l.reg.Checks[i].Status, l.reg.Checks[i].Output = status, output
-	sv, err := g.writeLocked(&l)
-	if err == nil {
-		g.svcs[sid] = &l
-	}
-	g.mu.Unlock()
-	if err == nil {
-		err = settled(sv)
-	}
+	err := g.commitLocked(&l, func() { g.svcs[sid] = &l })
 	if err != nil {
 		g.s.log.Warn("Consul check status not written", "check", checkID, "service", sid, "status", status, "err", err)
 	}
@@ -386,16 +387,11 @@ func (g *registry) snapshot() map[string]local {
 	return out
 }
 
-// settled waits until the change sv stands for is on disk.
-func settled(sv lease.Saving) error {
-	if err := sv.Wait(); err != nil {
-		return errorf(http.StatusInternalServerError, "%v", err)
-	}
-	return nil
-}
-
-// storeError is a refused write: past the agent's record budget, or not
-// saved (the data dir); nothing changed.
+// storeError is a refused write: past the agent's record budget (the
+// message names the flag), or not saved (the data dir); nil for nil.
 func storeError(err error) error {
+	if err == nil {
+		return nil
+	}
 	return errorf(http.StatusInternalServerError, "%v", err)
 }
