@@ -126,6 +126,11 @@ func TestDubboMulticastAcrossHosts(t *testing.T) {
 	if n, err := as[0].counter("namecast_multicast_held"); err != nil || n != 1 {
 		t.Fatalf("host 1's agent: namecast_multicast_held %v (%v), want 1", n, err)
 	}
+	// Host 2's agent announced it; its own datagram, looped back to it,
+	// is not taken for a registration of host 2's.
+	if n, err := as[1].counter("namecast_multicast_held"); err != nil || n != 0 {
+		t.Fatalf("host 2's agent: namecast_multicast_held %v (%v), want 0", n, err)
+	}
 
 	late := dubboProcess(t, b)
 	sub2 := late.Subscribe(consumerURL("late")) // answered within Dubbo's 1000 ms wait
