@@ -122,3 +122,29 @@ func TestConsulRegistrationSurvivesRestart(t *testing.T) {
 		t.Fatalf("a deregistered service came back with the restart: %+v", entries)
 	}
 }
+
+// A Dubbo provider registering through Dubbo's Consul registry on agent 0
+// is a provider URL agent 1's other doors serve (here its HTTP API, as a
+// ZooKeeper or Nacos consumer would see it) while its check passes.
+func TestDubboConsulProviderServedByOtherDoors(t *testing.T) {
+	c := agenttest.Start(t, 2)
+	url := "dubbo://127.0.0.1:20880/org.demo.Greeter?side=provider&version=1.0"
+	reg := map[string]any{"ID": "p1", "Name": "org.demo.Greeter", "Address": "127.0.0.1", "Port": 20880, "Tags": []string{"dubbo"},
+		"Meta": map[string]string{"url": url}, "Check": map[string]any{"CheckID": "p1-ttl", "TTL": "1m", "Status": "passing"}}
+	if code, _ := call(t, "PUT", c.Agent(0).Addr("consul"), "/v1/agent/service/register", reg, nil); code != http.StatusOK {
+		t.Fatalf("register: %d", code)
+	}
+	providers := func(want int) error {
+		var res struct{ URLs []string }
+		call(t, "GET", c.Agent(1).HTTPAddr(), "/v1/services/org.demo.Greeter", nil, &res)
+		if len(res.URLs) != want {
+			return fmt.Errorf("agent 1's HTTP API lists %v, want %d URL(s)", res.URLs, want)
+		}
+		return nil
+	}
+	testutil.Eventually(t, 20*time.Second, func() error { return providers(1) })
+	if code, _ := call(t, "PUT", c.Agent(0).Addr("consul"), "/v1/agent/check/fail/p1-ttl", nil, nil); code != http.StatusOK {
+		t.Fatalf("fail: %d", code)
+	}
+	testutil.Eventually(t, 20*time.Second, func() error { return providers(0) })
+}

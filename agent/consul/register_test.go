@@ -152,3 +152,39 @@ func TestNodeMetaFilter(t *testing.T) {
 		t.Errorf("node-meta without ':': %d", code)
 	}
 }
+
+// A provider registered through Dubbo's Consul registry (tag dubbo, its
+// URL in Meta.url, named by its interface) is also the Dubbo URL record
+// every other door serves, while its checks pass; the catalog lists it
+// once.
+func TestDubboConsulProviderIsADubboURL(t *testing.T) {
+	d := newDoor(t)
+	url := "dubbo://10.0.0.7:20880/org.demo.Greeter?side=provider&version=1.0"
+	d.ok("PUT", "/v1/agent/service/register", map[string]any{"ID": "p1", "Name": "org.demo.Greeter", "Address": "10.0.0.7", "Port": 20880,
+		"Tags": []string{"dubbo"}, "Meta": map[string]string{"url": url}, "Check": map[string]any{"CheckID": "p1-ttl", "TTL": "1m", "Status": "passing"}}, nil)
+	urls := func() []string { return d.host.Routes.URLs("org.demo.Greeter", "providers") }
+	if got := urls(); len(got) != 1 {
+		t.Fatalf("provider URLs after the registration: %v", got)
+	}
+	if in := catalog.Lookup(d.host.Routes, "org.demo.Greeter"); len(in) != 1 || in[0].Source != catalog.FromConsul {
+		t.Fatalf("catalog lists %+v, want the Consul registration once", in)
+	}
+	d.ok("PUT", "/v1/agent/check/fail/p1-ttl", nil, nil)
+	if got := urls(); len(got) != 0 {
+		t.Fatalf("a critical provider is still a Dubbo URL: %v", got)
+	}
+	if in := catalog.Lookup(d.host.Routes, "org.demo.Greeter"); len(in) != 1 || in[0].Status() != catalog.Critical {
+		t.Fatalf("catalog after the failure: %+v", in)
+	}
+	d.ok("PUT", "/v1/agent/check/pass/p1-ttl", nil, nil)
+	if got := urls(); len(got) != 1 {
+		t.Fatalf("provider URLs after passing again: %v", got)
+	}
+	d.ok("PUT", "/v1/agent/service/deregister/p1", nil, nil)
+	if got := urls(); len(got) != 0 {
+		t.Fatalf("provider URLs after the deregistration: %v", got)
+	}
+	if _, ok := d.host.Lease(leaseDoor, "p1"); ok {
+		t.Error("lease left")
+	}
+}

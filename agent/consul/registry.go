@@ -45,6 +45,7 @@ type local struct {
 	outputs map[string]string // each check's latest output
 	regMs   int64
 	key     string
+	urlKey  string // the Dubbo URL record it also holds (dubbo.go), or ""
 }
 
 // saved is a lease's state: what brings a service back after a restart.
@@ -180,8 +181,17 @@ func (g *registry) commitLocked(l *local, then func()) error {
 	if l.key != "" && l.key != key {
 		deletes = append(deletes, l.key)
 	}
+	puts := []routes.Record{rec}
+	urlKey := ""
+	if u, ok := providerURL(l.reg); ok {
+		urlKey = routes.URLKey(u.Interface, u.Category, u.URL)
+		puts = append(puts, routes.Record{URL: &u})
+	}
+	if l.urlKey != "" && l.urlKey != urlKey {
+		deletes = append(deletes, l.urlKey)
+	}
 	if cur, ok := s.table.LocalRecord(key); ok && cur.Znode != nil {
-		if string(cur.Znode.Data) == string(z.Data) && len(deletes) == 0 {
+		if string(cur.Znode.Data) == string(z.Data) && len(deletes) == 0 && urlKey == l.urlKey {
 			l.key = key
 			unlock() // unchanged
 			return nil
@@ -191,8 +201,8 @@ func (g *registry) commitLocked(l *local, then func()) error {
 	z.Stamp = s.table.Stamp()
 	state, _ := json.Marshal(saved{Reg: l.reg, Defs: sortedDefs(l.defs), RegMs: l.regMs})
 	w := lease.Write{Lease: lease.Lease{Door: leaseDoor, ID: l.reg.ID, Renewed: time.Now(), State: state},
-		Puts: []routes.Record{rec}, Deletes: deletes}
-	l.key = key
+		Puts: puts, Deletes: deletes}
+	l.key, l.urlKey = key, urlKey
 	err = s.host.Write(unlock, w)
 	if err == nil || errors.Is(err, host.ErrUnsaved) {
 		s.metrics.IncrCounter([]string{"consul", "writes"}, 1)
@@ -221,8 +231,10 @@ func (g *registry) deregister(id string) (bool, error) {
 		return false, nil
 	}
 	var deletes []string
-	if l.key != "" {
-		deletes = []string{l.key}
+	for _, k := range []string{l.key, l.urlKey} {
+		if k != "" {
+			deletes = append(deletes, k)
+		}
 	}
 	unlocked := false
 	err := g.s.host.Write(func() {
@@ -345,12 +357,15 @@ func (g *registry) restore() {
 		for _, d := range st.Defs {
 			l.defs[d.ID] = d
 		}
-		if len(ls.Keys) == 1 {
-			l.key = ls.Keys[0]
-			if rec, ok := g.s.table.LocalRecord(l.key); ok {
-				if in, ok := catalog.Registered(node, rec); ok {
-					l.reg.Checks = in.Checks
-				}
+		for _, k := range ls.Keys {
+			rec, ok := g.s.table.LocalRecord(k)
+			if !ok {
+				continue
+			}
+			if in, ok := catalog.Registered(node, rec); ok {
+				l.key, l.reg.Checks = k, in.Checks
+			} else if rec.URL != nil {
+				l.urlKey = k
 			}
 		}
 		g.mu.Lock()

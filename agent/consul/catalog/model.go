@@ -116,7 +116,32 @@ func Lookup(t *routes.Table, name string) []Instance {
 			out = append(out, appInstance(in))
 		}
 	}
+	out = dropCovered(out)
 	sortInstances(out)
+	return out
+}
+
+// dropCovered leaves out the Dubbo provider URL a Consul registration on
+// the same node holds beside itself (agent/consul dubbo.go): the
+// provider is listed once, as registered.
+func dropCovered(in []Instance) []Instance {
+	covered := map[string]bool{}
+	for _, i := range in {
+		if raw := i.Meta[DubboURLMeta]; i.Source == FromConsul && raw != "" {
+			if u, err := dubbo.Parse(raw); err == nil {
+				covered[i.Node+"\x00"+u.String()] = true
+			}
+		}
+	}
+	if len(covered) == 0 {
+		return in
+	}
+	out := in[:0]
+	for _, i := range in {
+		if i.Source != FromDubbo || !covered[i.Node+"\x00"+i.Meta[DubboURLMeta]] {
+			out = append(out, i)
+		}
+	}
 	return out
 }
 
