@@ -76,7 +76,8 @@ func (s *Server) agentMembers(w http.ResponseWriter, r *http.Request) (any, erro
 // or provider beside this agent is a service of this node).
 func (s *Server) localInstances() map[string]catalog.Instance {
 	out := map[string]catalog.Instance{}
-	for _, in := range catalog.All(s.table) {
+	_, all, _ := s.whole()
+	for _, in := range all {
 		if in.Node == s.cfg.Node {
 			out[in.ID] = in
 		}

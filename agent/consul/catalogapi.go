@@ -18,8 +18,8 @@ func membersWatch(*http.Request) routes.Watch   { return routes.WatchMembers }
 
 // GET /v1/catalog/services: every service and its tags.
 func (s *Server) catalogServices(r *http.Request) (any, uint64, error) {
-	idx := s.table.IndexOf(catalog.WatchNames)
-	return catalog.Names(s.table), idx, nil
+	names, _, idx := s.whole()
+	return names, idx, nil
 }
 
 // GET /v1/catalog/datacenters.
@@ -198,13 +198,13 @@ func (s *Server) healthState(r *http.Request) (any, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	idx := s.table.IndexOf(catalog.WatchNames)
+	_, instances, idx := s.whole()
 	nodes := s.nodes()
 	var all []healthCheck
 	for _, n := range sortedNodes(nodes) {
 		all = append(all, serfCheck(n.Node, idx))
 	}
-	for _, in := range catalog.All(s.table) {
+	for _, in := range instances {
 		all = append(all, checksOf(in, s.nodeNamed(nodes, in.Node).Node, idx, nil)[1:]...)
 	}
 	out := []healthCheck{}

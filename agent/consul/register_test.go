@@ -188,3 +188,23 @@ func TestDubboConsulProviderIsADubboURL(t *testing.T) {
 		t.Error("lease left")
 	}
 }
+
+// The service list, shared between queries at one index, follows every
+// change.
+func TestServiceListFollowsChanges(t *testing.T) {
+	d := newDoor(t)
+	var names map[string][]string
+	for _, n := range []string{"a", "b", "c"} {
+		d.ok("PUT", "/v1/agent/service/register", map[string]any{"Name": n, "Tags": []string{"t-" + n}}, nil)
+		d.ok("GET", "/v1/catalog/services", nil, &names)
+		if len(names[n]) != 1 || names[n][0] != "t-"+n {
+			t.Fatalf("after registering %s: %v", n, names)
+		}
+	}
+	d.ok("PUT", "/v1/agent/service/deregister/b", nil, nil)
+	names = nil // json.Unmarshal would add to the map it has
+	d.ok("GET", "/v1/catalog/services", nil, &names)
+	if _, ok := names["b"]; ok || len(names) != 2 {
+		t.Fatalf("after deregistering b: %v", names)
+	}
+}

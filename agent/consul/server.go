@@ -82,6 +82,7 @@ type Server struct {
 	closed      atomic.Bool
 	refusedWarn doorkit.NowAndAgain
 	kvMu        sync.Mutex // one KV write (its ?cas and the write) at a time
+	cache       wholeCache
 }
 
 // New checks cfg and builds the door. It serves nothing until Serve.
