@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/namecast/namecast/agent/lease"
 	"github.com/namecast/namecast/routes"
@@ -12,12 +13,13 @@ import (
 // order every holder of a record needs:
 //
 //  1. the budget is checked (budget.go) with what the change puts and
-//     what it deletes that no other door holds counted as freed, so a
+//     what it deletes that no other lease holds counted as freed, so a
 //     swap of records at the very limit goes through;
 //  2. each lease is saved with its change (lease.Store.Write): an error
 //     means nothing was written;
-//  3. the records are applied as the lease's door applies them (a delete
-//     of a record another door holds is kept, holders.go);
+//  3. the records are applied as the lease's door applies them: a
+//     delete of a record another lease still holds is kept (of another
+//     door: holders.go; of the same door: left out);
 //  4. unlock is called (nil: none): the door notes what it changed and
 //     lets go of its own lock, which it held from before the write;
 //  5. Write waits until the change is on disk, sharing the fsync with
@@ -72,10 +74,16 @@ func (h *Local) write(ws []lease.Write) (lease.Saving, error) {
 		return lease.Saving{}, err
 	}
 	for _, w := range ws {
-		if len(w.Puts) == 0 && len(w.Deletes) == 0 {
+		deletes := w.Deletes
+		if len(deletes) > 0 {
+			deletes = slices.DeleteFunc(slices.Clone(deletes), func(k string) bool {
+				return slices.Contains(h.doorsLocked(k), w.Lease.Door) // another lease of the door
+			})
+		}
+		if len(w.Puts) == 0 && len(deletes) == 0 {
 			continue
 		}
-		if _, err := h.applyAsLocked(w.Lease.Door, w.Puts, w.Deletes, keys); err != nil {
+		if _, err := h.applyAsLocked(w.Lease.Door, w.Puts, deletes, keys); err != nil {
 			// Only content put back for another holder can grow past
 			// the check (shared.go); the lease stays as saved, and its
 			// door's next write of it saves it again.
@@ -95,7 +103,7 @@ func (h *Local) checkLocked(ws []lease.Write) error {
 	for _, w := range ws {
 		puts = append(puts, w.Puts...)
 		for _, k := range w.Deletes {
-			if others, _ := othersOf(h.doorsLocked(k), w.Lease.Door); len(others) == 0 {
+			if !h.leases.HeldElsewhere(k, w.Lease.Door, w.Lease.ID) {
 				freed = append(freed, k)
 			}
 		}

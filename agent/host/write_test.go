@@ -88,3 +88,34 @@ func TestWriteUnlocksOnceApplied(t *testing.T) {
 		}
 	}
 }
+
+// A record two leases of one door hold (two Nacos clients registering
+// one instance) stays while one of them does: a write letting go of it
+// through the other lease deletes nothing, and the budget does not count
+// it as freed.
+func TestWriteKeepsWhatAnotherLeaseOfTheDoorHolds(t *testing.T) {
+	h := New(Config{Table: routes.NewTable("self", 1), Budget: routes.Budget{Records: 1}})
+	d := h.For("nacos")
+	a, b := budgetURL(1), budgetURL(2)
+	c1, c2 := lease.Lease{Door: "nacos", ID: "c1"}, lease.Lease{Door: "nacos", ID: "c2"}
+	for _, l := range []lease.Lease{c1, c2} {
+		if err := d.Write(nil, lease.Write{Lease: l, Puts: []routes.Record{a}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Write(nil, lease.Write{Lease: c1, Puts: []routes.Record{b}, Deletes: []string{a.Key()}}); !errors.Is(err, routes.ErrBudget) {
+		t.Fatalf("a swap freeing a record another lease holds: %v, want the budget's error", err)
+	}
+	if err := d.Write(nil, lease.Write{Lease: c1, Deletes: []string{a.Key()}, Drop: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.table.LocalRecord(a.Key()); !ok {
+		t.Fatal("a record the second lease holds was withdrawn with the first's")
+	}
+	if err := d.Write(nil, lease.Write{Lease: c2, Deletes: []string{a.Key()}, Drop: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.table.LocalRecord(a.Key()); ok {
+		t.Fatal("a record no lease holds stays")
+	}
+}

@@ -16,6 +16,17 @@ func (ls *Store) HeldByOtherDoor(key, door string) bool {
 	return other
 }
 
+// HeldElsewhere reports whether a lease other than door's lease id
+// covers key.
+func (ls *Store) HeldElsewhere(key, door, id string) bool {
+	k := leaseKey(door, id)
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	other := false
+	ls.eachHolderLocked(key, func(h string) { other = other || h != k })
+	return other
+}
+
 // DoorsHolding appends to buf, once each, the doors whose leases cover
 // key, and returns it.
 func (ls *Store) DoorsHolding(key string, buf []string) []string {
