@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/memberlist"
 
 	"github.com/namecast/namecast/agent/consul"
+	"github.com/namecast/namecast/agent/dns"
 	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/multicast"
@@ -44,6 +45,7 @@ type Config struct {
 	nacos.NacosSettings
 	consul.ConsulSettings
 	multicast.MulticastSettings
+	dns.DNSSettings
 	httpapi.HTTPSettings
 
 	// Join lists members to join at start (failure is fatal); RetryJoin

@@ -18,6 +18,7 @@ func soloConfig(name, dir string) agent.Config {
 	cfg.NodeName, cfg.Profile = name, "local"
 	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 	cfg.ConsulAddr = "off"
+	cfg.DNSAddr = "off"
 	cfg.DataDir = dir
 	return cfg
 }

@@ -78,6 +78,7 @@ func TestNacosPortTaken(t *testing.T) {
 		cfg.NodeName = "nacos-port"
 		cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off", addr
 		cfg.ConsulAddr = "off"
+		cfg.DNSAddr = "off"
 		a, err := agent.New(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ func TestZooKeeperPortTaken(t *testing.T) {
 	cfg.NodeName = "zk-port"
 	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", ln.Addr().String(), "off"
 	cfg.ConsulAddr = "off"
+	cfg.DNSAddr = "off"
 	a, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)

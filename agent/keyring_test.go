@@ -72,6 +72,7 @@ func TestAgentWithoutKeyCannotJoin(t *testing.T) {
 		cfg := agent.DefaultConfig()
 		cfg.NodeName, cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "intruder", "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 		cfg.ConsulAddr = "off"
+		cfg.DNSAddr = "off"
 		cfg.EncryptKey = k
 		cfg.Join = []string{c.Agent(0).GossipAddr()}
 		cfg.TuneMemberlist = agenttest.FastFailure

@@ -21,6 +21,7 @@ func startLone(t testing.TB, edits ...func(*Config)) *Agent {
 	cfg.NodeName = "lone"
 	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", "off", "off", "off"
 	cfg.ConsulAddr = "off"
+	cfg.DNSAddr = "off"
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = Duration(time.Second)
 	cfg.TuneMemberlist = func(mc *memberlist.Config) { mc.Transport = net.NewTransport(cfg.NodeName) }

@@ -68,8 +68,8 @@ func (a *answerer) answer(req *miekg.Msg, tcp bool) *miekg.Msg {
 	m.SetReply(req)
 	m.Compress = true
 	m.Authoritative = true
-	name := strings.ToLower(miekg.Fqdn(q.Name))
-	if q.Qclass != miekg.ClassINET && q.Qclass != miekg.ClassANY || !a.inZone(name) {
+	name := miekg.Fqdn(q.Name)
+	if q.Qclass != miekg.ClassINET && q.Qclass != miekg.ClassANY || !a.inZone(strings.ToLower(name)) {
 		// No recursors: Consul's mux refuses a name it does not serve.
 		m.Authoritative = false
 		m.Rcode = miekg.RcodeRefused
@@ -118,7 +118,8 @@ func (a *answerer) soa() *miekg.SOA {
 	}
 }
 
-// dispatch parses name (in the zone, lower case) and answers it into m:
+// dispatch parses name (in the zone, as the question spells it) and
+// answers it into m:
 //
 //	[TAG.]NAME.service[.DC].DOMAIN     instances, A/AAAA (SRV when asked)
 //	_NAME._TAG.service[.DC].DOMAIN     RFC 2782 SRV; _tcp means no tag
@@ -129,12 +130,15 @@ func (a *answerer) soa() *miekg.SOA {
 // Prepared queries, Connect, ingress and virtual names are not served:
 // nothing matches them (NXDOMAIN), as with a Consul that has none.
 func (a *answerer) dispatch(q miekg.Question, name string, m *miekg.Msg) error {
-	labels := miekg.SplitDomainName(strings.TrimSuffix(name, a.cfg.Domain))
+	if strings.HasSuffix(strings.ToLower(name), a.cfg.Domain) {
+		name = name[:len(name)-len(a.cfg.Domain)]
+	}
+	labels := miekg.SplitDomainName(name)
 	kind, parts, suffix := "", []string(nil), []string(nil)
 	for i := len(labels) - 1; i >= 0 && kind == ""; i-- {
-		switch labels[i] {
+		switch l := strings.ToLower(labels[i]); l {
 		case "service", "connect", "virtual", "ingress", "node", "query", "addr":
-			kind, parts, suffix = labels[i], labels[:i], labels[i+1:]
+			kind, parts, suffix = l, labels[:i], labels[i+1:]
 		default:
 			if q.Qtype == miekg.TypeSRV && strings.HasPrefix(labels[i], "_") {
 				kind, parts, suffix = "service", labels[:i+1], labels[i+1:]
@@ -149,7 +153,7 @@ func (a *answerer) dispatch(q miekg.Question, name string, m *miekg.Msg) error {
 		var svc, tag string
 		if n := len(parts); n == 2 && strings.HasPrefix(parts[0], "_") && strings.HasPrefix(parts[1], "_") {
 			svc, tag = parts[0][1:], parts[1][1:]
-			if tag == "tcp" {
+			if strings.EqualFold(tag, "tcp") {
 				tag = ""
 			}
 		} else {
@@ -171,7 +175,7 @@ func (a *answerer) ourDatacenter(suffix []string) bool {
 	case 0:
 		return true
 	case 1:
-		return suffix[0] == strings.ToLower(a.cfg.Datacenter)
+		return strings.EqualFold(suffix[0], a.cfg.Datacenter)
 	}
 	return false
 }

@@ -37,6 +37,7 @@ func (ta *testAgents) config(name string, join ...string) agent.Config {
 	cfg.ZooKeeperAddr = "off"
 	cfg.NacosAddr = "off"
 	cfg.ConsulAddr = "off"
+	cfg.DNSAddr = "off"
 	cfg.Cluster = ta.label
 	cfg.Profile = "local"
 	cfg.LeaveTimeout = agent.Duration(2 * time.Second)

@@ -46,7 +46,7 @@ func TestFailedStartLogsTheCauseFirst(t *testing.T) {
 	// taken port fails the start before any door serves).
 	const cause = "metrics port "
 	args := []string{"--dev", "--node", "logs", "--bind", freeAddr(t), "--http", "127.0.0.1:0",
-		"--rocketmq", "127.0.0.1:0", "--nacos", "off", "--consul", "off", "--zookeeper", "off", "--metrics", taken.Addr().String()}
+		"--rocketmq", "127.0.0.1:0", "--nacos", "off", "--consul", "off", "--dns", "off", "--zookeeper", "off", "--metrics", taken.Addr().String()}
 
 	code, out := runAgentChild(t, append(args, "--log-format", "json")...)
 	if code != 1 {

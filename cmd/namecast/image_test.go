@@ -87,7 +87,7 @@ func TestContainerImage(t *testing.T) {
 
 	httpAddr := freeAddr(t)
 	args := []string{"agent", "--dev", "--node", "img", "--bind", freeAddr(t), "--http", httpAddr,
-		"--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--data-dir", "/var/lib/namecast"}
+		"--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--dns", "off", "--data-dir", "/var/lib/namecast"}
 	name := "namecast-test-" + hex.EncodeToString(tag[:])
 	var logs func() string
 	if out, err := exec.Command(podman, append([]string{"run", "-d", "--name", name, "--network", "host", image}, args...)...).CombinedOutput(); err == nil {

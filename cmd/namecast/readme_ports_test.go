@@ -33,8 +33,10 @@ func TestReadmeAgentsInOneBlockShareNoPort(t *testing.T) {
 				t.Errorf("README: `namecast %s`: %v", strings.Join(words, " "), err)
 				continue
 			}
-			addrs := map[string]string{"--bind": cfg.BindAddr, "--http": cfg.HTTPAddr, "--rocketmq": cfg.RocketMQAddr,
-				"--zookeeper": cfg.ZooKeeperAddr, "--nacos": cfg.NacosAddr, "--consul": cfg.ConsulAddr}
+			addrs := map[string]string{"--bind": cfg.BindAddr}
+			for _, d := range cfg.Doors() {
+				addrs["--"+d.Name] = *d.Addr
+			}
 			for flag, addr := range addrs {
 				if addr == "off" || addr == "" {
 					continue

@@ -71,7 +71,7 @@ func freeAddr(t *testing.T) string {
 func (p *proc) start() {
 	p.t.Helper()
 	args := []string{"--node", p.name, "--bind", p.gossip, "--http", p.http, "--rocketmq", p.rmq,
-		"--zookeeper", p.zk, "--nacos", "off", "--consul", "off", "--cluster", p.label, "--data-dir", p.dataDir, "--log-level", "debug"}
+		"--zookeeper", p.zk, "--nacos", "off", "--consul", "off", "--dns", "off", "--cluster", p.label, "--data-dir", p.dataDir, "--log-level", "debug"}
 	if p.join != "" {
 		args = append(args, "--join", p.join)
 	}

@@ -136,6 +136,7 @@ func useClient(nameServer, topic string) (rocketmq.PushConsumer, error) {
 func runAgent(addr string) (*agent.Agent, error) {
 	cfg := agent.DevConfig()
 	cfg.BindAddr, cfg.HTTPAddr, cfg.RocketMQAddr, cfg.ZooKeeperAddr, cfg.NacosAddr = "127.0.0.1:0", "127.0.0.1:0", addr, "off", "off"
+	cfg.DNSAddr = "off"
 	a, err := agent.New(cfg)
 	if err != nil {
 		return nil, err

@@ -123,6 +123,7 @@ func AgentConfig(name, label, profile string, join []string) agent.Config {
 	cfg.RocketMQAddr = "off"
 	cfg.ZooKeeperAddr = "off"
 	cfg.NacosAddr = "off"
+	cfg.DNSAddr = "off"
 	cfg.Cluster = label
 	cfg.Profile = profile
 	cfg.Join = join

@@ -91,6 +91,13 @@ var helps = map[string]string{
 	"namecast_zookeeper_znodes":              "Znodes in the ZooKeeper door's tree.",
 	"namecast_zookeeper_notifications_total": "ZooKeeper watch notifications sent.",
 
+	// The DNS door.
+	"namecast_dns_queries_total":             "DNS queries answered, by question type and response code (none: not a query, no reply).",
+	"namecast_dns_latency_seconds":           "Mean time to answer a DNS query over each flush interval.",
+	"namecast_dns_latency_max_seconds":       "Longest time to answer a DNS query in the last flush interval.",
+	"namecast_dns_connections":               "Open DNS TCP connections.",
+	"namecast_dns_refused_connections_total": "DNS TCP connections refused at the door's bound.",
+
 	// The Nacos door.
 	"namecast_nacos_requests_total":               "Nacos gRPC requests, by type and result code (0 is success).",
 	"namecast_nacos_http_requests_total":          "Nacos 1.x HTTP API requests, by route and status.",

@@ -104,7 +104,7 @@ func main() {
 		p := &proc{name: fmt.Sprintf("%s%03d", (*sys)[:1], i), gossip: *base + 2*i, api: *base + 2*i + 1}
 		var args []string
 		if *sys == "namecast" {
-			args = []string{"agent", "--node", p.name, "--bind", addr(p.gossip), "--http", addr(p.api), "--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--profile", "lan", "--log-level", *logLevel}
+			args = []string{"agent", "--node", p.name, "--bind", addr(p.gossip), "--http", addr(p.api), "--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--dns", "off", "--profile", "lan", "--log-level", *logLevel}
 			if i > 0 {
 				args = append(args, "--join", addr(procs[rand.IntN(i)].gossip))
 			}

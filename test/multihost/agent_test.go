@@ -56,7 +56,7 @@ func startAgents(t testing.TB, bin string, hosts []*netns.Host, flags func(i int
 
 func (a *agent) launch(flags []string) {
 	a.t.Helper()
-	args := append([]string{"agent", "--node", a.node, "--http", httpAddr, "--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off"}, flags...)
+	args := append([]string{"agent", "--node", a.node, "--http", httpAddr, "--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--dns", "off"}, flags...)
 	a.proc = a.host.Start(a.bin, args...)
 }
 

@@ -67,7 +67,7 @@ func Start(bin string, n int, extra func(i int) []string) (*Cluster, error) {
 	c := &Cluster{bin: bin, label: "ui-" + strconv.FormatUint(rand.Uint64(), 36)}
 	for i := 1; i <= n; i++ {
 		args := []string{"agent", "--node", fmt.Sprintf("agent-%d", i), "--bind", "127.0.0.1:0", "--http", "127.0.0.1:0",
-			"--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--profile", "fast", "--cluster", c.label, "--log-level", "info"}
+			"--rocketmq", "off", "--zookeeper", "off", "--nacos", "off", "--consul", "off", "--dns", "off", "--profile", "fast", "--cluster", c.label, "--log-level", "info"}
 		if i > 1 {
 			args = append(args, "--join", c.Agents[0].Gossip)
 		}
