@@ -39,6 +39,8 @@ type crashCluster struct {
 	// refused (it cannot write its data dir)
 	restartsFull, refusedFull int
 	damages                   map[string]int
+	// keys are every writer's keys.
+	keys []*ckey
 }
 
 // crashDiskSize is each agent's tmpfs: room for its logs between
@@ -316,6 +318,7 @@ func (c *crashCluster) damage(i int) {
 		if len(starts) < 2 {
 			return // no whole entry
 		}
+		c.clusterSaw(i)
 		cut := starts[max(0, len(starts)-2-c.rng.IntN(3))] // starts ends with the file's end
 		if err := f.Truncate(int64(cut)); err != nil {
 			c.t.Fatal(err)
@@ -346,6 +349,26 @@ func (c *crashCluster) damage(i int) {
 		c.mu.Unlock()
 	}
 	c.t.Logf("damage to n%d: %s of %s", i, h.how, h.file)
+}
+
+// clusterSaw tells each lease key homed at dead agent i what a live peer
+// serves of it: what the cluster saw before i lost the last entries of its
+// lease log (ckey.lostEntries).
+func (c *crashCluster) clusterSaw(i int) {
+	var keys []*ckey
+	for _, k := range c.keys {
+		if k.home == i && leaseKind(k.kind) {
+			keys = append(keys, k)
+		}
+	}
+	peer := c.procs[(i+1)%len(c.procs)]
+	seen, err := readCrashKeys(peer, keys)
+	if err != nil {
+		c.t.Fatalf("reading %s before damaging n%d: %v", peer.name, i, err)
+	}
+	for _, k := range keys {
+		k.lostEntries(seen[k])
+	}
 }
 
 // entryStarts is where each entry of a log begins: leases.log is frames

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The crash test's model of what was acknowledged. Every key is written
@@ -60,7 +61,16 @@ type ckey struct {
 	// history of this key's operations since the last check, for the
 	// report when it goes wrong.
 	history []string
+	// since: the key's state at the last check, then every state an
+	// operation since acknowledged or may have made, in order; revert:
+	// the tail of it the key may be back at after its home lost the last
+	// entries of its lease log (lostEntries). Both under judgeMu: the
+	// fault reads them while the writers run.
+	since, revert []kstate
 }
+
+// judgeMu guards every key's since and revert.
+var judgeMu sync.Mutex
 
 func (k *ckey) String() string { return fmt.Sprintf("%s %s (home n%d)", k.kind, k.name, k.home) }
 
@@ -86,8 +96,14 @@ func (k *ckey) note(format string, args ...any) {
 	k.history = append(k.history, fmt.Sprintf(format, args...))
 }
 
-// acked: the door said the operation was done.
-func (k *ckey) acked(s kstate) { k.allowed = []kstate{s} }
+// acked: the door said the operation was done. What the key's home
+// restores after a later loss of log entries can no longer undo it.
+func (k *ckey) acked(s kstate) {
+	k.allowed = []kstate{s}
+	judgeMu.Lock()
+	k.since, k.revert = append(k.since, s), nil
+	judgeMu.Unlock()
+}
 
 // inFlight: the operation's answer never came; it may or may not have
 // happened.
@@ -95,6 +111,43 @@ func (k *ckey) inFlight(s kstate) {
 	if !slices.Contains(k.allowed, s) {
 		k.allowed = append(k.allowed, s)
 	}
+	judgeMu.Lock()
+	k.since = append(k.since, s)
+	judgeMu.Unlock()
+}
+
+// lostEntries: the key's home was killed and lost the last entries of its
+// lease log; the cluster (a peer) saw the key in state seen. A change no
+// peer heard of before the kill may be lost with them, so the restarted
+// agent may serve any state since the one the cluster saw; one before it
+// would be the cluster's withdrawal or overwrite undone. seen not among
+// them (the peer had already dropped the dead agent's records): any state
+// since the last check.
+func (k *ckey) lostEntries(seen kstate) {
+	judgeMu.Lock()
+	defer judgeMu.Unlock()
+	from := 0
+	for i, s := range k.since {
+		if s == seen || (seen == presentUnread && s.present) {
+			from = i
+		}
+	}
+	k.revert = slices.Clone(k.since[from:])
+}
+
+// checked: every agent serves state got, the key's start for what follows.
+func (k *ckey) checked(got kstate) {
+	k.allowed, k.history = []kstate{got}, nil
+	judgeMu.Lock()
+	k.since, k.revert = []kstate{got}, nil
+	judgeMu.Unlock()
+}
+
+// reverted says whether got is a state lostEntries allows.
+func (k *ckey) reverted(got kstate) bool {
+	judgeMu.Lock()
+	defer judgeMu.Unlock()
+	return slices.Contains(k.revert, got) || (got == presentUnread && slices.ContainsFunc(k.revert, func(s kstate) bool { return s.present }))
 }
 
 // verdict classifies what a reader saw against what is owed.
@@ -115,6 +168,8 @@ func (k *ckey) judge(got kstate, mayLose bool) verdict {
 	case got == presentUnread && slices.ContainsFunc(k.allowed, func(s kstate) bool { return s.present }):
 		return vOK
 	case !got.present && mayLose:
+		return vOK
+	case k.reverted(got):
 		return vOK
 	case !got.present:
 		return vLost

@@ -63,7 +63,9 @@ func crashConsistency(t *testing.T, agents, nwriters, rounds int) {
 			zk: &crashZK{addr: c.procs[home].zk}, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
 		for _, kind := range crashKinds {
 			for j := range 3 {
-				w.keys = append(w.keys, &ckey{kind: kind, name: fmt.Sprintf("%s-w%d-%d", kind, id, j), home: home, allowed: []kstate{{}}})
+				k := &ckey{kind: kind, name: fmt.Sprintf("%s-w%d-%d", kind, id, j), home: home, allowed: []kstate{{}}, since: []kstate{{}}}
+				w.keys = append(w.keys, k)
+				c.keys = append(c.keys, k)
 			}
 		}
 		writers = append(writers, w)
@@ -221,7 +223,7 @@ func (c *crashCluster) check(round int, writers []*crashWriter) (lost, resurrect
 		case len(k.allowed) > 1:
 			either++
 		}
-		k.allowed, k.history = []kstate{got}, nil
+		k.checked(got)
 	}
 	c.checked()
 	c.t.Logf("round %d: lost %d, resurrected %d, lost to damage %d, in flight at the fault %d", round, lost, resurrected, lostToDamage, either)
