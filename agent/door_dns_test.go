@@ -97,3 +97,50 @@ func TestDNSPortTaken(t *testing.T) {
 		t.Fatalf(`DNSAddr "off": dns door on %q`, got)
 	}
 }
+
+// A check that fails on the agent holding its service takes the service
+// out of DNS and ?passing on every agent at the speed a registration
+// spreads (P1), not at a sync interval: the check's state is part of the
+// record.
+func TestFailedCheckLeavesDNSAndPassingEverywhere(t *testing.T) {
+	c := agenttest.Start(t, 2)
+	holder, other := c.Agent(0).Addr("consul"), c.Agent(1)
+	consul := func(method, path string, body any) {
+		t.Helper()
+		if code, _ := call(t, method, holder, path, body, nil); code/100 != 2 {
+			t.Fatalf("%s %s: %d", method, path, code)
+		}
+	}
+	consul("PUT", "/v1/agent/service/register", map[string]any{"Name": "web", "ID": "web-1", "Address": "10.9.2.1", "Port": 80,
+		"Check": map[string]any{"CheckID": "web-ttl", "TTL": "1h"}})
+	consul("PUT", "/v1/agent/check/pass/web-ttl", nil)
+	dnsAnswers := func() (int, error) {
+		q := new(miekg.Msg)
+		q.SetQuestion("web.service.consul.", miekg.TypeA)
+		m, _, err := (&miekg.Client{Timeout: 5 * time.Second}).Exchange(q, other.Addr("dns-udp"))
+		if err != nil {
+			return 0, err
+		}
+		return len(m.Answer), nil
+	}
+	passing := func() int {
+		var out []any
+		call(t, "GET", other.Addr("consul"), "/v1/health/service/web?passing", nil, &out)
+		return len(out)
+	}
+	testutil.Eventually(t, 20*time.Second, func() error {
+		if n, err := dnsAnswers(); err != nil || n != 1 || passing() != 1 {
+			return fmt.Errorf("after pass: DNS %d answers (%v), ?passing %d", n, err, passing())
+		}
+		return nil
+	})
+	failed := time.Now()
+	consul("PUT", "/v1/agent/check/fail/web-ttl", nil)
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if n, err := dnsAnswers(); err != nil || n != 0 || passing() != 0 {
+			return fmt.Errorf("after fail: DNS %d answers (%v), ?passing %d", n, err, passing())
+		}
+		return nil
+	})
+	t.Logf("the failed check left the other agent's DNS and ?passing after %v", time.Since(failed))
+}
