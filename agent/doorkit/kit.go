@@ -2,8 +2,11 @@ package doorkit
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/namecast/namecast/agent/conns"
 )
 
 // Every calls f every d until ctx is done; it returns then.
@@ -40,4 +43,35 @@ func (n *NowAndAgain) Allow() bool {
 		return false
 	}
 	return n.last.CompareAndSwap(last, now)
+}
+
+// Refusals is how a door says the connections it refuses for a bound
+// (its conns.Config.Refused): each is counted, and a warning names the
+// bound the first time and then at most once each 10 s, for each bound
+// (all connections, one client IP's), so a flood is said without
+// flooding the log.
+type Refusals struct {
+	// Counter counts every refusal (a Meter's connections_refused); nil
+	// counts none.
+	Counter *atomic.Uint64
+	// Log gets the warnings.
+	Log *slog.Logger
+	// Say is the warning for r's bound, with its advice.
+	Say func(r conns.Refusal) string
+
+	warn [2]NowAndAgain // all connections, one IP's
+}
+
+// Refused counts r and warns, now and again.
+func (rf *Refusals) Refused(r conns.Refusal) {
+	if rf.Counter != nil {
+		rf.Counter.Add(1)
+	}
+	w := &rf.warn[0]
+	if r.PerIP {
+		w = &rf.warn[1]
+	}
+	if w.Allow() {
+		rf.Log.Warn(rf.Say(r), "ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
+	}
 }

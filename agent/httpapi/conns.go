@@ -43,10 +43,7 @@ func (s *Server) refused(r conns.Refusal) {
 	s.m().IncrCounter([]string{"http", "connections_refused"}, 1)
 	r.Conn.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	r.Conn.Write(refusedAnswer)
-	if s.refusedWarn.Allow() {
-		s.log.Warn("too many HTTP connections; answering new ones 503 and closing them (raise http_max_conns in the agent's config file if these are real clients)",
-			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
-	}
+	s.refusals.Refused(r)
 }
 
 // admit wraps ln so that the server takes only the connections within

@@ -97,14 +97,14 @@ type Server struct {
 	// index instead of its view's: benchmarks compare the two.
 	globalWatches atomic.Bool
 
-	ln          net.Listener
-	srv         *http.Server
-	conns       *conns.Set[net.Conn] // the connections, within MaxConns (conns.go)
-	refusedWarn doorkit.NowAndAgain  // says a connection refused for MaxConns now and again
-	ctx         context.Context      // done at Close; ends blocked queries and the expire loop
-	cancel      context.CancelFunc
-	wg          sync.WaitGroup
-	started     atomic.Bool
+	ln       net.Listener
+	srv      *http.Server
+	conns    *conns.Set[net.Conn] // the connections, within MaxConns (conns.go)
+	refusals doorkit.Refusals     // says a connection refused for MaxConns, now and again
+	ctx      context.Context      // done at Close; ends blocked queries and the expire loop
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	started  atomic.Bool
 }
 
 // New checks cfg and builds the door. It serves nothing until Serve.
@@ -130,6 +130,9 @@ func New(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, host: cfg.Host, agent: cfg.Agent, table: cfg.Host.Table(), log: cfg.Logger,
 		metrics: cfg.Metrics, ttl: newTTLs(), ctx: ctx, cancel: cancel}
+	s.refusals = doorkit.Refusals{Log: s.log, Say: func(conns.Refusal) string {
+		return "too many HTTP connections; answering new ones 503 and closing them (raise http_max_conns in the agent's config file if these are real clients)"
+	}}
 	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refused, Logger: cfg.Logger})
 	// At 0 from the start, so an alert's rate() sees the first refusal.
 	s.m().IncrCounter([]string{"http", "connections_refused"}, 0)

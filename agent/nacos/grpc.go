@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/namecast/namecast/agent/conns"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
 
@@ -64,12 +63,6 @@ func (s *Server) newGRPCServer() *http.Server {
 		},
 	}
 	return srv
-}
-
-// refusedConn says that a gRPC connection was refused for MaxConns
-// (s.grpcConns).
-func (s *Server) refusedConn(r conns.Refusal) {
-	s.log.Warn("nacos: connection refused: MaxConns reached", "max", r.Max, "remote", r.Conn.RemoteAddr().String())
 }
 
 func (s *Server) serveGRPC(w http.ResponseWriter, r *http.Request) {

@@ -183,7 +183,7 @@ func (s *Server) httpListen(w http.ResponseWriter, r *http.Request) {
 		p.keys[l.id.key()] = l
 	}
 	if !s.addPoll(p) {
-		s.stats.add(statKey{"http_listeners_refused", "route", "listener", "reason", "limit"})
+		s.stats.Add(1, "http_listeners_refused", label("route", "listener"), label("reason", "limit"))
 		s.log.Warn("refusing a 1.x config listener: the door holds its limit of listeners", "limit", s.cfg.MaxListeners,
 			"remote", r.RemoteAddr)
 		t := time.NewTimer(time.Second)

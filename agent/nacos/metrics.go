@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -12,10 +11,6 @@ import (
 	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/nacos/nacoswire"
 )
-
-// flushEvery is how often counts go to go-metrics (and gauges are set):
-// labelled counters cost allocations we do not want per request.
-const flushEvery = 2 * time.Second
 
 // The door's series on /metrics (namecast_nacos_*):
 //
@@ -30,24 +25,12 @@ const flushEvery = 2 * time.Second
 //     http_instances (those registered over the 1.x API), http_config_listeners
 //     (1.x config long polls held); http_listeners_refused{route,reason}:
 //     long polls refused at the limit.
-type stats struct {
-	mu      sync.Mutex
-	counts  map[statKey]uint64
-	flushed map[statKey]uint64
-}
+//
+// The counters are counted in the door's Meter (Server.stats), flushed
+// every doorkit.FlushEvery with the gauges.
 
-type statKey struct {
-	series, k1, v1, k2, v2 string
-}
-
-func (st *stats) add(k statKey) {
-	st.mu.Lock()
-	if st.counts == nil {
-		st.counts, st.flushed = map[statKey]uint64{}, map[statKey]uint64{}
-	}
-	st.counts[k]++
-	st.mu.Unlock()
-}
+// label is a metrics label.
+func label(name, value string) metrics.Label { return metrics.Label{Name: name, Value: value} }
 
 // countRequest counts one gRPC request of type typ answered with resp.
 func (s *Server) countRequest(typ string, resp *nacoswire.Payload) {
@@ -60,7 +43,7 @@ func (s *Server) countRequest(typ string, resp *nacoswire.Payload) {
 		json.Unmarshal(resp.Body, &r)
 		code = strconv.Itoa(r.ErrorCode)
 	}
-	s.stats.add(statKey{"requests", "type", typ, "code", code})
+	s.stats.Add(1, "requests", label("type", typ), label("code", code))
 }
 
 // countPush counts one push of type typ.
@@ -69,7 +52,7 @@ func (s *Server) countPush(typ string, err error) {
 	if err != nil {
 		result = "failed"
 	}
-	s.stats.add(statKey{"pushes", "type", typ, "result", result})
+	s.stats.Add(1, "pushes", label("type", typ), label("result", result))
 }
 
 // counted wraps a 1.x API handler to count its answers by route.
@@ -77,7 +60,7 @@ func (s *Server) counted(route string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h(sw, r)
-		s.stats.add(statKey{"http_requests", "route", route, "status", strconv.Itoa(sw.status)})
+		s.stats.Add(1, "http_requests", label("route", route), label("status", strconv.Itoa(sw.status)))
 	}
 }
 
@@ -100,7 +83,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *Server) metricsLoop() {
-	doorkit.Every(s.ctx, flushEvery, func(time.Time) { s.flushMetrics() })
+	doorkit.Every(s.ctx, doorkit.FlushEvery, func(time.Time) { s.flushMetrics() })
 }
 
 // Gauges are what the door holds now (the series list above).
@@ -127,23 +110,13 @@ func (s *Server) Gauges() Gauges {
 	return g
 }
 
-// flushMetrics hands the counts since the last flush and the gauges to
-// go-metrics.
+// flushMetrics hands the counts to go-metrics and sets the gauges.
 func (s *Server) flushMetrics() {
 	m := s.cfg.Metrics
 	if m == nil {
 		return
 	}
-	st := &s.stats
-	st.mu.Lock()
-	for k, n := range st.counts {
-		if d := n - st.flushed[k]; d > 0 {
-			m.IncrCounterWithLabels([]string{"nacos", k.series}, float32(d),
-				[]metrics.Label{{Name: k.k1, Value: k.v1}, {Name: k.k2, Value: k.v2}})
-			st.flushed[k] = n
-		}
-	}
-	st.mu.Unlock()
+	s.stats.Flush(m)
 	g := s.Gauges()
 	for name, v := range map[string]int{"connections": g.Connections, "closing": g.Closing, "subscribers": g.Subscribers,
 		"config_listeners": g.ConfigListeners, "instances": g.Instances, "http_instances": g.HTTPInstances,

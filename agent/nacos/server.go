@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/namecast/namecast/agent/conns"
+	"github.com/namecast/namecast/agent/doorkit"
 	"github.com/namecast/namecast/agent/host"
 	"github.com/namecast/namecast/routes"
 )
@@ -162,9 +163,10 @@ type Server struct {
 	beats       map[string]*beat       // 1.x HTTP instances by identity
 	polls       map[*longPoll]struct{} // held 1.x config listeners
 
-	push  pushState
-	udp   udpState // UDP push to 1.x subscribers (udp.go)
-	stats stats
+	push     pushState
+	udp      udpState      // UDP push to 1.x subscribers (udp.go)
+	stats    doorkit.Meter // nacos.* counters (metrics.go)
+	refusals doorkit.Refusals
 }
 
 // NewServer checks cfg. It starts nothing.
@@ -179,7 +181,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, reg: cfg.Host, table: cfg.Host.Table(), log: cfg.Logger,
 		ctx: ctx, cancel: cancel, clients: map[string]*client{}, holders: map[string]map[holder]struct{}{}, held: map[holder]*holding{},
 		setupSignal: make(chan struct{}), beats: map[string]*beat{}, polls: map[*longPoll]struct{}{}}
-	s.grpcConns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusedConn, Logger: s.log})
+	s.stats.Name = "nacos"
+	s.refusals = doorkit.Refusals{Log: s.log, Say: func(conns.Refusal) string { return "nacos: gRPC connection refused: MaxConns reached" }}
+	s.grpcConns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusals.Refused, Logger: s.log})
 	s.push.init()
 	return s, nil
 }

@@ -266,7 +266,7 @@ func (s *Server) udpAcks() {
 		delete(s.udp.pending, ackKey(from, ref))
 		s.udp.mu.Unlock()
 		if p != nil {
-			s.stats.add(statKey{"pushes", "type", "udp_ack", "result", "ok"})
+			s.stats.Add(1, "pushes", label("type", "udp_ack"), label("result", "ok"))
 		}
 	}
 }

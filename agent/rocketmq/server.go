@@ -135,9 +135,9 @@ type Server struct {
 	conns   *conns.Set[*conn] // the connections: accepted within the bounds, served, closed at Close
 	closing atomic.Bool       // set first thing in Close: no more unregistrations
 
-	// refusedWarn says a connection refused for MaxConns ([0]) and for
-	// MaxConnsPerIP ([1]) now and again.
-	refusedWarn [2]doorkit.NowAndAgain
+	// refusals counts and says the connections refused for MaxConns and
+	// MaxConnsPerIP.
+	refusals doorkit.Refusals
 
 	brokers  brokerTable
 	commands *command.Inbox // admin writes other agents sent here (commands.go)
@@ -166,15 +166,14 @@ func NewServer(cfg Config) (*Server, error) {
 		cancel:   cancel,
 		inflight: newBudget(cfg.InFlight),
 	}
-	s.conns = conns.New[*conn](conns.Config{Total: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP, Refused: s.refused, Logger: s.log})
+	s.stats.init()
+	s.refusals = doorkit.Refusals{Counter: s.stats.refusedConns, Log: s.log, Say: refusalWarning}
+	s.conns = conns.New[*conn](conns.Config{Total: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP, Refused: s.refusals.Refused, Logger: s.log})
 	s.commands = s.newInbox()
 	s.brokers.live = map[liveKey]*liveBroker{}
 	s.deletedTopics = map[string]deletedTopic{}
 	s.opts.returnOrderTopicConfig.Store(true)
-	if cfg.Metrics != nil {
-		// At 0 from the start, so an alert's rate() sees the first refusal.
-		cfg.Metrics.IncrCounter([]string{"rocketmq", "connections_refused"}, 0)
-	}
+	s.stats.meter.Flush(cfg.Metrics) // at 0 from the start, so an alert's rate() sees the first refusal
 	return s, nil
 }
 
@@ -221,19 +220,13 @@ func (s *Server) Close() error {
 	return err
 }
 
-// refused counts a connection refused for MaxConns or MaxConnsPerIP and
-// says so, now and again: for each bound the first, then at most one line
-// per 10 s.
-func (s *Server) refused(r conns.Refusal) {
-	s.stats.refusedConns.Add(1)
-	bound, advice, last := "MaxConns: connections in all", "rocketmq_max_conns", &s.refusedWarn[0]
+// refusalWarning is the warning for a connection refused for r's bound.
+func refusalWarning(r conns.Refusal) string {
+	bound, advice := "MaxConns: connections in all", "rocketmq_max_conns"
 	if r.PerIP {
-		bound, advice, last = "MaxConnsPerIP: connections from one client IP", "rocketmq_max_conns_per_ip", &s.refusedWarn[1]
+		bound, advice = "MaxConnsPerIP: connections from one client IP", "rocketmq_max_conns_per_ip"
 	}
-	if last.Allow() {
-		s.log.Warn("too many connections; closing new ones ("+bound+"; raise "+advice+" in the agent's config file if these are real clients)",
-			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
-	}
+	return "too many connections; closing new ones (" + bound + "; raise " + advice + " in the agent's config file if these are real clients)"
 }
 
 // housekeepingLoop expires silent brokers and flushes request counts.

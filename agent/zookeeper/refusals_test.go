@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-metrics"
+
 	"github.com/namecast/namecast/agent/zookeeper/zkwire"
 )
 
@@ -73,9 +75,7 @@ func TestRefusedRecipesArePacedLoggedAndCounted(t *testing.T) {
 	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "LeaderSelector") || strings.Count(out, "TTL create refused") != 1 {
 		t.Fatalf("the WARN lines do not say what was refused and why:\n%s", out)
 	}
-	s.stats.mu.Lock()
-	got := s.stats.refused["sequential create"]
-	s.stats.mu.Unlock()
+	got := s.stats.meter.Count("refused", metrics.Label{Name: "what", Value: "sequential create"})
 	if got != uint64(n) {
 		t.Fatalf("refused sequential creates counted %d, want %d", got, n)
 	}

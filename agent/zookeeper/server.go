@@ -170,7 +170,7 @@ type Server struct {
 	dirty dirtySet
 	stats stats
 
-	refusedWarn doorkit.NowAndAgain // says connections over MaxClientConns are refused now and again
+	refusals doorkit.Refusals // says connections over MaxClientConns are refused, now and again
 
 	// commands are the deletes other agents leave this one (commands.go).
 	commands *command.Inbox
@@ -189,7 +189,10 @@ func NewServer(cfg Config) (*Server, error) {
 		sessions: map[int64]*session{}, owners: map[string]int64{}, hidden: map[string]*heldDelete{},
 		containers: map[string]struct{}{}, suppressed: map[string][]suppression{}, casWrites: map[string]casWrite{},
 	}
-	s.conns = conns.New[*conn](conns.Config{PerIP: cfg.MaxClientConns, Refused: s.refused, Logger: s.log})
+	s.refusals = doorkit.Refusals{Log: s.log, Say: func(conns.Refusal) string {
+		return "too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)"
+	}}
+	s.conns = conns.New[*conn](conns.Config{PerIP: cfg.MaxClientConns, Refused: s.refusals.Refused, Logger: s.log})
 	s.local = s.table.Local()
 	s.commands = s.newInbox()
 	s.watches.init()
@@ -255,15 +258,6 @@ func (s *Server) Close() error {
 	err := s.conns.Close()
 	s.wg.Wait()
 	return err
-}
-
-// refused says, now and again, that connections over MaxClientConns are
-// being closed: the first, then at most one line per 10 s.
-func (s *Server) refused(r conns.Refusal) {
-	if s.refusedWarn.Allow() {
-		s.log.Warn("too many connections from one client IP; closing new ones (ZooKeeper's maxClientCnxns)",
-			"ip", r.IP, "max", r.Max, "refused_so_far", r.Count)
-	}
 }
 
 // nextZxid advances the local zxid clock: strictly increasing, and
