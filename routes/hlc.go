@@ -32,10 +32,3 @@ func (t *Table) nextRuleTime() uint64 {
 
 // witnessRuleTime moves the clock past a rule time seen. t.mu must be held.
 func (t *Table) witnessRuleTime(seen uint64) { t.ruleClock = max(t.ruleClock, seen) }
-
-// RuleClock is the last rule time this table issued or saw.
-func (t *Table) RuleClock() uint64 {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return t.ruleClock
-}

@@ -50,16 +50,6 @@ func (t *Table) unretire(st *originState, key string) {
 	t.watch.bump()
 }
 
-// Retired counts the records of origin's previous incarnation still served.
-func (t *Table) Retired(origin string) int {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	if st, ok := t.origins[origin]; ok {
-		return len(st.retired)
-	}
-	return 0
-}
-
 // digestHash is the hash a digest shows: marked while retired records are
 // served, so that it differs from the origin's own.
 func (st *originState) digestHash() uint64 {

@@ -165,13 +165,6 @@ func (t *Table) CollectRuleTombstones() int {
 	return n
 }
 
-// SetClock replaces the time source tombstones are stamped with (tests).
-func (t *Table) SetClock(now func() time.Time) {
-	t.mu.Lock()
-	t.now = now
-	t.mu.Unlock()
-}
-
 // KVs returns the KV config entries of one namespace, by key.
 func (t *Table) KVs(namespace string) map[string]string {
 	t.mu.RLock()
