@@ -73,12 +73,10 @@ func (g *Gossip) liveSummary() uint64 {
 // compare notes every origin where a peer's digest shows we lack something.
 // With now (a join's digest), every origin we are behind on is pulled at
 // once from the peer we joined through: the one member that surely knows
-// us. Pulling the largest origins from themselves, so that several
-// members encoded at once, made each wait until our alive message reached
-// it by gossip (answer.go: 20-460 ms in P4's own-process join, most of
-// the spread of its figure); now that a part is encoded straight from the
-// table, one sender keeps ahead of a joiner decoding and merging it
-// (~50 ms to encode 50,050 records, against ~300 ms to merge them).
+// us. Another member answers a pull only once our alive message reached it
+// by gossip (answer.go), which can take hundreds of milliseconds after a
+// join; and a part is encoded straight from the table, far faster than a
+// joiner decodes and merges it, so one sender keeps ahead of the joiner.
 func (g *Gossip) compare(from string, theirs routes.Digest, now bool) {
 	mine := g.table.Digest()
 	refused := g.table.RefusedOrigins()

@@ -65,8 +65,9 @@ var (
 
 // Keys of one kind are prefixed with a byte and a NUL, except a broker's,
 // which is its name: a topic's route names every broker it is on (100 in
-// a 100×1000 table), and P3 showed building a prefixed string for each on
-// every query cost a fifth of the answer. Names never hold a NUL, so keys
+// a 100×1000 table), and building a prefixed string for each on every
+// query would be a large part of the answer's cost (docs/performance.md,
+// P3). Names never hold a NUL, so keys
 // of different kinds differ; were one to (a peer's bad record), the cost
 // is a wake-up for nothing, never a missed one.
 func topicKey(topic string) string   { return "t\x00" + topic }
