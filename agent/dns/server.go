@@ -49,15 +49,16 @@ type ServerConfig struct {
 
 // Server answers DNS queries over UDP and TCP.
 type Server struct {
-	cfg    ServerConfig
-	ans    answerer
-	log    *slog.Logger
-	conns  *conns.Set[net.Conn]
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	stats  stats
-	warn   doorkit.NowAndAgain
+	cfg      ServerConfig
+	ans      answerer
+	log      *slog.Logger
+	conns    *conns.Set[net.Conn]
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stats    stats
+	warn     doorkit.NowAndAgain // reads and answers that fail
+	refusals doorkit.Refusals
 
 	mu     sync.Mutex
 	tcp    net.Listener
@@ -89,8 +90,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, ans: answerer{cfg: cfg.Answer, cat: cfg.Catalog}, log: log, ctx: ctx, cancel: cancel}
-	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refused, Logger: log})
 	s.stats.init()
+	s.refusals = doorkit.Refusals{Counter: s.stats.refused, Log: log, Say: func(conns.Refusal) string {
+		return "dns: TCP connection refused: the door's bound on open connections is reached"
+	}}
+	s.conns = conns.New[net.Conn](conns.Config{Total: cfg.MaxConns, Refused: s.refusals.Refused, Logger: log})
 	return s, nil
 }
 
@@ -110,18 +114,10 @@ func (s *Server) Serve(tcp net.Listener, udp net.PacketConn) error {
 	}
 	if udp != nil {
 		for range s.cfg.UDPWorkers {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serveUDP(udp)
-			}()
+			s.wg.Go(func() { s.serveUDP(udp) })
 		}
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		doorkit.Every(s.ctx, flushEvery, func(time.Time) { s.flushMetrics() })
-	}()
+	s.wg.Go(func() { doorkit.Every(s.ctx, doorkit.FlushEvery, func(time.Time) { s.flushMetrics() }) })
 	return nil
 }
 
@@ -241,14 +237,6 @@ func (s *Server) reply(b []byte, tcp bool) []byte {
 	}
 	s.stats.count(qtype, m.Rcode, start)
 	return out
-}
-
-// refused is told of a TCP connection refused for the door's bound.
-func (s *Server) refused(r conns.Refusal) {
-	s.stats.refused.Add(1)
-	if r.Count == 1 || s.warn.Allow() {
-		s.log.Warn("dns: TCP connection refused: the door's bound on open connections is reached", "client", r.IP, "max", r.Max, "refused", r.Count)
-	}
 }
 
 // lowerASCII lower-cases ASCII letters, as DNS compares names.
