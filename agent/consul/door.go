@@ -65,6 +65,9 @@ func (s *ConsulSettings) validate() error {
 	if err := doorkit.CheckAddr("consul", s.ConsulAddr); err != nil {
 		return err
 	}
+	if s.ConsulMaxConns == 0 {
+		s.ConsulMaxConns = DefaultMaxConns
+	}
 	if s.ConsulDatacenter == "" {
 		s.ConsulDatacenter = DefaultDatacenter
 	}

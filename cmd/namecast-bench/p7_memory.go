@@ -99,6 +99,7 @@ func p7Child() p7Result {
 	}
 	cfg := bench.AgentConfig(fmt.Sprintf("p7-%d", os.Getpid()), "p7", "lan", join)
 	cfg.ZooKeeperAddr, cfg.NacosAddr, cfg.RocketMQAddr, cfg.DataDir = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", dir
+	cfg.ConsulAddr = "127.0.0.1:0"
 	// Sessions of 50 from one IP: past 3,000 znodes that is more than
 	// ZooKeeper's default 60 connections an IP.
 	cfg.ZooKeeperMaxClientConns = -1

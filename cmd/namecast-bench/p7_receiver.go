@@ -99,6 +99,7 @@ func p7Receiver() p7Result {
 	defer os.RemoveAll(dir)
 	cfg := bench.AgentConfig(fmt.Sprintf("p7r-%d", os.Getpid()), "p7", "lan", nil)
 	cfg.ZooKeeperAddr, cfg.NacosAddr, cfg.RocketMQAddr, cfg.DataDir = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", dir
+	cfg.ConsulAddr = "127.0.0.1:0"
 	a, err := agent.New(cfg)
 	if err != nil {
 		return p7Result{Error: err.Error()}

@@ -124,6 +124,7 @@ func AgentConfig(name, label, profile string, join []string) agent.Config {
 	cfg.ZooKeeperAddr = "off"
 	cfg.NacosAddr = "off"
 	cfg.DNSAddr = "off"
+	cfg.ConsulAddr = "off"
 	cfg.Cluster = label
 	cfg.Profile = profile
 	cfg.Join = join
