@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"log/slog"
-	"os"
 
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/lease"
@@ -22,7 +21,7 @@ func SavedLeases(dir string) (map[string][]routes.Record, error) { return lease.
 // cluster-scoped rules (rules.json, then rules.log), by key.
 func SavedRules(dir string) (map[string]routes.Record, error) {
 	s := &rulesStore{dir: dir, logger: slog.New(slog.DiscardHandler), table: routes.NewTable("reader", 1)}
-	if err := s.read(false); err != nil {
+	if err := s.read(); err != nil {
 		return nil, err
 	}
 	out := map[string]routes.Record{}
@@ -34,26 +33,14 @@ func SavedRules(dir string) (map[string]routes.Record, error) {
 
 // BreakRulesLog makes every later rule write fail to save, as a full disk
 // would.
-func BreakRulesLog(a *Agent) {
-	l := a.rules.log
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, err := os.Open(l.path) // read-only: writes fail
-	if err != nil {
-		panic(err)
-	}
-	l.f.Close()
-	l.f = f
-}
+func BreakRulesLog(a *Agent) { a.rules.log.FailWrites(errors.New("injected: no space left on device")) }
 
 // BreakLeaseLog makes every later lease write fail to save, as a full
 // disk would, until heal is called.
 func BreakLeaseLog(a *Agent) (heal func()) { return a.leases.FailWritesForTest() }
 
-// FailRulesFsync makes every fsync of rules.log fail until the returned
-// func is called (for every agent in the test binary).
-func FailRulesFsync() (restore func()) {
-	saved := syncFile
-	syncFile = func(*os.File) error { return errors.New("injected: fsync failed") }
-	return func() { syncFile = saved }
+// FailRulesFsync makes every fsync of a's rules.log fail until the
+// returned func is called.
+func FailRulesFsync(a *Agent) (restore func()) {
+	return a.rules.log.FailSyncs(errors.New("injected: fsync failed"))
 }

@@ -14,16 +14,18 @@ import (
 
 	"github.com/namecast/namecast/internal/atomicfile"
 	"github.com/namecast/namecast/internal/sealed"
+	"github.com/namecast/namecast/internal/wal"
 	"github.com/namecast/namecast/routes"
 )
 
 // Cluster-scoped rules (Dubbo's persistent URLs, persistent znodes, KV
 // config) in the data dir: rules.json is a snapshot (sealed with a
 // checksum, package sealed) of every rule this
-// agent holds (its own writes and its peers'), rules.log the deltas this
-// agent's doors wrote since that snapshot. A write through a door is
-// prepared (stamped, in the order writes reach the agent), appended to
-// the log and fsynced (writers share fsyncs), and only then applied and
+// agent holds (its own writes and its peers'), rules.log (package wal)
+// the deltas this agent's doors wrote since that snapshot. A write
+// through a door is prepared (stamped, in the order writes reach the
+// agent), appended to the log and fsynced (writers share fsyncs), and
+// only then applied and
 // gossiped, so the answer never
 // precedes the disk, and a write that cannot be saved changes nothing
 // anywhere. Rules learnt from peers reach rules.json with the next
@@ -74,86 +76,114 @@ type rulesStore struct {
 	// when writes stop waiting for that sync.
 	order   sync.Mutex
 	syncBy  time.Time
-	mu      sync.Mutex // orders prepare+append; guards pending
+	mu      sync.Mutex // orders prepare+append; guards pending and inflight
 	pending int        // bytes of writes appended, not yet applied
-	log     *appendLog // nil without a data dir
+	log     *wal.Log   // nil without a data dir
+	// inflight are the log's entries written and not yet applied: a
+	// snapshot taken meanwhile may not hold them, so its compaction
+	// keeps them.
+	inflight map[uint64]bool
 }
 
 // load merges the rules saved by the previous run: the snapshot,
-// then the log. A damaged snapshot is set aside (a copy kept under a new
-// name) and the log still read; damaged log lines are skipped and the log
-// copied aside. Then it writes a fresh snapshot and an empty log, and
-// opens the log for this run's writes.
+// then the log (package wal; one written by an earlier release is
+// rewritten in this one's format). A damaged snapshot is set aside (a
+// copy kept under a new name) and the log still read; damaged log
+// entries are skipped and the log copied aside. Then it writes a fresh
+// snapshot and an empty log, and keeps the log open for this run's
+// writes.
 func (s *rulesStore) load() error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := s.read(true); err != nil {
+	if err := s.readSnapshot(true); err != nil {
 		return err
 	}
-	var err error
 	logPath := filepath.Join(s.dir, rulesLogFile)
-	if s.log, err = openAppendLog(logPath); err != nil {
+	log, entries, dmg, err := wal.Open(logPath, 0, wal.Options{Logger: s.logger, KeepDamaged: true})
+	if err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	s.log, s.inflight = log, map[uint64]bool{}
+	s.replay(entries, dmg, logPath)
 	if err := s.snapshot(); err != nil {
 		s.logger.Error("writing the rules snapshot failed; the log keeps them", "err", err)
 	}
 	return nil
 }
 
-// read merges the saved rules into the table; with setAsides it also
-// sets damaged files aside (copies them, for the log).
-func (s *rulesStore) read(setAsides bool) error {
-	path := filepath.Join(s.dir, rulesFile)
-	b, err := os.ReadFile(path)
-	if err == nil {
-		var snap routes.Snapshot
-		// Sealed with a checksum, so damage that leaves valid JSON (a
-		// byte of a value, a digit of a stamp) is found too; "o" is the
-		// member an unsealed file of an older release starts with.
-		if err = sealed.Check(b, "o"); err == nil {
-			err = json.Unmarshal(b, &snap)
-		}
-		if err == nil && snap.Origin != routes.RulesOrigin {
-			err = fmt.Errorf("origin %q, not %q", snap.Origin, routes.RulesOrigin)
-		}
-		if err == nil {
-			snap.Authoritative = false
-			res := s.table.Merge(snap)
-			s.logger.Info("loaded saved rules", "rules", res.Applied)
-		} else {
-			aside := ""
-			if setAsides {
-				aside, _ = atomicfile.SetAside(path)
-			}
-			s.logger.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("data dir: %w", err)
+// read merges the saved rules into the table without changing a file
+// (SavedRules: what a restart would restore).
+func (s *rulesStore) read() error {
+	if err := s.readSnapshot(false); err != nil {
+		return err
 	}
 	logPath := filepath.Join(s.dir, rulesLogFile)
-	entries, damaged, err := readLog(logPath)
+	entries, dmg, err := wal.Read(logPath, 0, wal.Options{})
 	if err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	s.replay(entries, dmg, logPath)
+	return nil
+}
+
+// readSnapshot merges rules.json into the table; with setAside it sets a
+// damaged one aside.
+func (s *rulesStore) readSnapshot(setAside bool) error {
+	path := filepath.Join(s.dir, rulesFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	var snap routes.Snapshot
+	// Sealed with a checksum, so damage that leaves valid JSON (a byte
+	// of a value, a digit of a stamp) is found too; "o" is the member an
+	// unsealed file of an older release starts with.
+	if err = sealed.Check(b, "o"); err == nil {
+		err = json.Unmarshal(b, &snap)
+	}
+	if err == nil && snap.Origin != routes.RulesOrigin {
+		err = fmt.Errorf("origin %q, not %q", snap.Origin, routes.RulesOrigin)
+	}
+	if err != nil {
+		aside := ""
+		if setAside {
+			aside, _ = atomicfile.SetAside(path)
+		}
+		s.logger.Warn("saved rules snapshot is unreadable; set it aside, reading the log still", "path", path, "aside", aside, "err", err)
+		return nil
+	}
+	snap.Authoritative = false
+	res := s.table.Merge(snap)
+	s.logger.Info("loaded saved rules", "rules", res.Applied)
+	return nil
+}
+
+// replay applies the log's entries (rules resolve by their stamps, so in
+// any order), skipping what is damaged.
+func (s *rulesStore) replay(entries []wal.Entry, dmg wal.Damage, logPath string) {
+	damaged := dmg.Stretches
+	if dmg.Torn > 0 {
+		damaged++
+	}
 	applied := 0
-	for _, p := range entries {
+	for _, e := range entries {
 		var d routes.Delta
-		if json.Unmarshal(p, &d) != nil || d.Origin != routes.RulesOrigin {
+		if json.Unmarshal(e.Payload, &d) != nil || d.Origin != routes.RulesOrigin {
 			damaged++
 			continue
 		}
 		applied += s.table.Apply(d).Applied
 	}
-	if damaged > 0 && setAsides {
-		aside, _ := atomicfile.CopyAside(logPath)
-		s.logger.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", aside)
+	if damaged > 0 {
+		s.logger.Warn("rules log has damaged entries; skipped them, kept the rest", "path", logPath, "damaged", damaged, "aside", dmg.Aside)
 	}
 	if len(entries) > 0 {
 		s.logger.Info("replayed the rules log", "entries", len(entries), "applied", applied)
 	}
-	return nil
 }
 
 // apply writes cluster-scoped rules and gossips the change, once it
@@ -208,20 +238,21 @@ func (s *rulesStore) apply(puts []routes.Record, deletes []string) (bool, error)
 		s.mu.Unlock()
 		return false, err
 	}
-	seq, err := s.log.write(b)
+	seq, err := s.log.Write(b)
 	if err != nil {
 		s.mu.Unlock()
 		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
 	}
 	s.pending += added
+	s.inflight[seq] = true
 	s.mu.Unlock()
-	err = s.log.wait(seq)
+	err = s.log.Wait(seq)
 	if err == nil {
 		s.table.Apply(d)
 	}
-	s.log.done(seq)
 	s.mu.Lock()
 	s.pending -= added
+	delete(s.inflight, seq)
 	s.mu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("saving the rule to the data dir failed, so it was not made: %w", err)
@@ -237,7 +268,7 @@ func (s *rulesStore) loop(ctx context.Context) {
 	lastGC := time.Now()
 	for {
 		idx := s.table.Index()
-		broken := s.log != nil && s.log.isBroken()
+		broken := s.log != nil && s.log.Err() != nil
 		if s.log != nil {
 			// A broken log refuses every rule write until a snapshot
 			// rewrites it; with no change to prompt one (an agent alone)
@@ -277,16 +308,18 @@ func (s *rulesStore) loop(ctx context.Context) {
 // the entries the snapshot may not hold: those from the oldest one not
 // yet applied when the snapshot was taken.
 func (s *rulesStore) snapshot() error {
-	from := s.log.mark()
+	s.mu.Lock()
+	from := s.log.Last() + 1
+	for seq := range s.inflight {
+		from = min(from, seq)
+	}
+	s.mu.Unlock()
 	snap, _ := s.table.Snapshot(routes.RulesOrigin)
 	b, err := json.Marshal(snap)
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(s.dir, rulesFile), sealed.Seal(b)); err != nil {
-		return err
-	}
-	return s.log.Compact(from)
+	return s.log.Compact(filepath.Join(s.dir, rulesFile), sealed.Seal(b), from)
 }
 
 // close closes the rules log at shutdown, once no door writes.

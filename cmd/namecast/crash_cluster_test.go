@@ -245,9 +245,10 @@ func (c *crashCluster) checked() {
 //
 // Rules are also held by every peer, so a lost rule comes back from them
 // (the report counts what was lost to damage). An agent alone has no
-// such second copy, and a destroyed rules.log line that deleted a rule
-// would bring it back: that damage is done only in a cluster (its lines
-// carry no sequence that would tell which rules it could have changed).
+// such second copy, and a destroyed rules.log entry that deleted a rule
+// would bring it back: that damage is done only in a cluster (the rules
+// store replays its log order-free and does not ask which rules a
+// destroyed entry could have changed).
 func (c *crashCluster) damage(i int) {
 	type harm struct {
 		file, how string
@@ -298,7 +299,7 @@ func (c *crashCluster) damage(i int) {
 		for j := range tail {
 			tail[j] = byte(c.rng.IntN(256))
 		}
-		if h.file == "leases.log" && len(tail) >= 8 {
+		if len(tail) >= 8 {
 			// a frame header promising more than follows
 			binary.BigEndian.PutUint32(tail, uint32(len(tail)+c.rng.IntN(100)))
 		}
@@ -371,28 +372,17 @@ func (c *crashCluster) clusterSaw(i int) {
 	}
 }
 
-// entryStarts is where each entry of a log begins: leases.log is frames
-// (4-byte length, 4-byte CRC, body), rules.log lines.
+// entryStarts is where each entry of a log begins: both logs are frames
+// (4-byte length, 4-byte CRC, body; package wal).
 func entryStarts(file string, b []byte) []int {
 	var starts []int
-	if file == "leases.log" {
-		for off := 0; off+8 <= len(b); {
-			n := int(binary.BigEndian.Uint32(b[off:]))
-			if off+8+n > len(b) {
-				break
-			}
-			starts = append(starts, off)
-			off += 8 + n
+	for off := 0; off+8 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[off:]))
+		if off+8+n > len(b) {
+			break
 		}
-	} else {
-		for off := 0; off < len(b); {
-			starts = append(starts, off)
-			j := off
-			for j < len(b) && b[j] != '\n' {
-				j++
-			}
-			off = j + 1
-		}
+		starts = append(starts, off)
+		off += 8 + n
 	}
 	return append(starts, len(b))
 }

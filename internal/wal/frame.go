@@ -47,6 +47,8 @@ type Damage struct {
 	// Lost is the highest sequence number damage destroyed between
 	// intact entries (0: none known).
 	Lost uint64
+	// Aside is where Open copied the damaged file (Options.KeepDamaged).
+	Aside string
 }
 
 // Any reports whether anything was found damaged.

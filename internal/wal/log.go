@@ -20,6 +20,10 @@ type Options struct {
 	// Logger says what Open repaired (a torn tail cut, an old format
 	// rewritten); nil: slog's default.
 	Logger *slog.Logger
+	// KeepDamaged makes Open copy a log it found damaged aside
+	// (atomicfile.CopyAside, named in Damage.Aside) before it repairs
+	// anything, so the evidence outlives the repair.
+	KeepDamaged bool
 }
 
 // Log is one log file open for appending (see the package doc).
@@ -71,6 +75,9 @@ func Open(path string, after uint64, opts Options) (*Log, []Entry, Damage, error
 		return nil, nil, Damage{}, err
 	}
 	entries, good, last, dmg, format := readAny(b, after, l.maxEntry)
+	if opts.KeepDamaged && dmg.Any() {
+		dmg.Aside, _ = atomicfile.CopyAside(path)
+	}
 	// Copies: b is not kept.
 	for i := range entries {
 		entries[i].Payload = append([]byte(nil), entries[i].Payload...)
