@@ -117,8 +117,9 @@ func writeDir(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// cutLastEntry cuts a leases.log (frames: 4-byte length, 4-byte CRC,
-// body) before its last entry, which must have member field.
+// cutLastEntry cuts a leases.log (package wal: frames of 4-byte length,
+// 4-byte CRC, 8-byte seq, payload; a frame without payload is a mark)
+// before its last entry, which must have member field.
 func cutLastEntry(t *testing.T, b []byte, field string) []byte {
 	t.Helper()
 	last := -1
@@ -127,15 +128,17 @@ func cutLastEntry(t *testing.T, b []byte, field string) []byte {
 		if off+8+n > len(b) {
 			break
 		}
-		last = off
+		if n > 8 {
+			last = off
+		}
 		off += 8 + n
 	}
 	if last < 0 {
 		t.Fatalf("leases.log holds no entry")
 	}
 	var e map[string]json.RawMessage
-	if err := json.Unmarshal(b[last+8:], &e); err != nil || e[field] == nil {
-		t.Fatalf("the last entry of leases.log is not a %s: %s", field, b[last+8:])
+	if err := json.Unmarshal(b[last+16:], &e); err != nil || e[field] == nil {
+		t.Fatalf("the last entry of leases.log is not a %s: %s", field, b[last+16:])
 	}
 	return b[:last]
 }

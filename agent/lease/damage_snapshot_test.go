@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +46,7 @@ func TestDamagedLeaseEntryAfterASnapshot(t *testing.T) {
 			a := leaseAgent(t, dir)
 			putBroker(a, "a", "10.0.0.1:1", time.Time{})
 			putBroker(a, "b", "10.0.0.2:1", time.Time{})
-			a.leases.log.close()
+			a.leases.log.Close()
 			a = leaseAgent(t, dir) // the restart folds a and b into leases.json
 			tc.ops(a)
 			logPath := filepath.Join(dir, leaseLogFile)
@@ -55,11 +54,7 @@ func TestDamagedLeaseEntryAfterASnapshot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			off := 0
-			for range tc.garble {
-				off += 8 + int(binary.BigEndian.Uint32(b[off:]))
-			}
-			b[off+12] ^= 0xff
+			b[entryOffsets(b)[tc.garble]+12] ^= 0xff
 			if err := os.WriteFile(logPath, b, 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package lease
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +27,7 @@ func TestDamagedLeaseFilesLoseOnlyWhatIsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Damage the first entry's body (b's and c's follow it).
-	b[12] ^= 0xff
+	b[entryOffsets(b)[0]+12] ^= 0xff
 	if err := os.WriteFile(logPath, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +39,7 @@ func TestDamagedLeaseFilesLoseOnlyWhatIsDamaged(t *testing.T) {
 	if got, want := restored(t, dir), []string{"b=10.0.0.2:1", "c=10.0.0.3:1"}; !slices.Equal(got, want) {
 		t.Fatalf("restores %v, want %v", got, want)
 	}
-	a.leases.log.close()
+	a.leases.log.Close()
 	leaseAgent(t, dir) // a restart: sets the damaged files aside
 	for _, name := range []string{leasesFile + ".corrupt", leasesFile + ".corrupt.1", leaseLogFile + ".corrupt"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -81,11 +80,7 @@ func TestDamagedLeaseEntryNeverBringsBackWhatItChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			off := 0
-			for range tc.garble {
-				off += 8 + int(binary.BigEndian.Uint32(b[off:]))
-			}
-			b[off+12] ^= 0xff
+			b[entryOffsets(b)[tc.garble]+12] ^= 0xff
 			if err := os.WriteFile(logPath, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +108,7 @@ func TestLeaseSnapshotDamageThatStaysJSONIsFound(t *testing.T) {
 			a := leaseAgent(t, dir)
 			putBroker(a, "a", "10.0.0.1:1", time.Time{})
 			putBroker(a, "b", "10.0.0.2:1", time.Time{})
-			a.leases.log.close()
+			a.leases.log.Close()
 			a = leaseAgent(t, dir) // the restart folds the log into leases.json
 			putBroker(a, "b", "10.0.0.2:2", time.Time{})
 			path := filepath.Join(dir, leasesFile)

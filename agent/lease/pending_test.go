@@ -3,7 +3,6 @@ package lease
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -67,7 +66,7 @@ func TestHoldsWaitingTogetherShareOneFsync(t *testing.T) {
 		door.Unlock()
 		savings[i] = sv
 	}
-	before := a.leases.log.syncsForTest()
+	before := a.leases.log.Syncs()
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
 	for i, sv := range savings {
@@ -77,7 +76,7 @@ func TestHoldsWaitingTogetherShareOneFsync(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if n := a.leases.log.syncsForTest() - before; n != 1 {
+	if n := a.leases.log.Syncs() - before; n != 1 {
 		t.Fatalf("%d holds waiting together took %d fsyncs, want 1", writers, n)
 	}
 	saved, err := SavedRecords(dir)
@@ -89,13 +88,6 @@ func TestHoldsWaitingTogetherShareOneFsync(t *testing.T) {
 	}
 }
 
-// syncsForTest is how many fsyncs the log has run.
-func (l *leaseLog) syncsForTest() uint64 {
-	l.syncMu.Lock()
-	defer l.syncMu.Unlock()
-	return l.syncs
-}
-
 // A failed fsync of the log does not fail a change whose door already
 // applied it when a fresh snapshot can be written instead: Wait writes
 // one (what the store does after any failed fsync), and the change is on
@@ -105,8 +97,8 @@ func (l *leaseLog) syncsForTest() uint64 {
 func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 	dir := t.TempDir()
 	a := leaseAgent(t, dir)
-	realSync, realDir := syncFile, atomicfile.SyncDir
-	t.Cleanup(func() { syncFile, atomicfile.SyncDir = realSync, realDir })
+	realDir := atomicfile.SyncDir
+	t.Cleanup(func() { atomicfile.SyncDir = realDir })
 	eio := errors.New("input/output error")
 	hold := func(name, addr string) error {
 		t.Helper()
@@ -118,7 +110,7 @@ func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 		a.table.ApplyLocal([]routes.Record{r}, nil)
 		return sv.Wait()
 	}
-	syncFile = func(*os.File) error { return eio }
+	heal := a.leases.log.FailSyncs(eio)
 	if err := hold("a", "10.0.0.1:1"); err != nil {
 		t.Fatalf("with the snapshot written instead, Wait says %v", err)
 	}
@@ -129,7 +121,8 @@ func TestFailedFsyncIsSnapshotBeforeTheAnswer(t *testing.T) {
 	if err := hold("b", "10.0.0.2:1"); err == nil {
 		t.Fatal("with neither the log nor a snapshot synced, Wait says the change is on disk")
 	}
-	syncFile, atomicfile.SyncDir = realSync, realDir
+	heal()
+	atomicfile.SyncDir = realDir
 	if err := hold("c", "10.0.0.3:1"); err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +156,9 @@ func TestRenewalThatChangesNothingWritesNothing(t *testing.T) {
 		return recs
 	}
 	register([]routes.Record{b, q1}, nil)
-	before := a.leases.log.written.Load()
+	before := a.leases.log.Last()
 	register([]routes.Record{b, q1}, nil)
-	if n := a.leases.log.written.Load() - before; n != 0 {
+	if n := a.leases.log.Last() - before; n != 0 {
 		t.Fatalf("a renewal that changed nothing wrote %d entries", n)
 	}
 	recs := register([]routes.Record{b, q2}, []string{q1.Key()})

@@ -50,7 +50,7 @@ func TestLeasesOfThisBootAfterASnapshotOfAnotherAreRestored(t *testing.T) {
 	a.leases.booted = false
 	a.leases.saveMu.Unlock()
 	putBroker(a, "after", "10.0.0.2:1", time.Now().Add(time.Hour))
-	a.leases.log.close()
+	a.leases.log.Close()
 
 	a = leaseAgent(t, dir) // a restart in the same boot
 	var got []string

@@ -22,7 +22,7 @@ func TestWithdrawalAfterARestartThatCouldNotSnapshotIsSaved(t *testing.T) {
 	a := leaseAgent(t, dir)
 	putBroker(a, "a", "10.0.0.1:1", time.Time{})
 	putBroker(a, "b", "10.0.0.2:1", time.Time{})
-	a.leases.log.close()
+	a.leases.log.Close()
 
 	real := atomicfile.SyncDir
 	atomicfile.SyncDir = func(string) error { return errors.New("no space left on device") }

@@ -80,15 +80,15 @@ func (sv Saving) Wait() error {
 	if seq == 0 {
 		return nil // nothing written
 	}
-	if err := ls.log.wait(seq); err == nil {
+	if err := ls.log.Wait(seq); err == nil {
 		return nil
 	}
 	ls.saveMu.Lock()
-	if !ls.frozen && ls.log.healthy() != nil {
+	if !ls.frozen && ls.log.Err() != nil {
 		_ = ls.compactLeases() // logged; the wait below reports it
 	}
 	ls.saveMu.Unlock()
-	return ls.log.wait(seq)
+	return ls.log.Wait(seq) // on disk if the snapshot holds it
 }
 
 // settle ends Hold seq's pending state of lease k, now that the door has
@@ -124,7 +124,7 @@ func (ls *Store) inFlight() Saving {
 	if ls.log == nil {
 		return Saving{}
 	}
-	return Saving{ls: ls, seq: ls.log.written.Load()}
+	return Saving{ls: ls, seq: ls.log.Last()}
 }
 
 // Hold is PutLease for a change the door has not applied yet: it writes

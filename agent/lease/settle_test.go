@@ -33,7 +33,7 @@ func TestSettleDropsWhatTheClusterSawLater(t *testing.T) {
 	putBroker(a, "c", "10.0.0.3:2", time.Time{})
 	snap, _ := a.table.Snapshot(a.table.Local())
 	peer := routes.Remembered{Inc: snap.Inc, Seq: snap.Seq, Ops: snap.Ops}
-	a.leases.log.close()
+	a.leases.log.Close()
 	// The disk lost the last two entries, whole.
 	if err := os.WriteFile(logPath, written, 0o600); err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestSettleDropsWhatTheClusterSawLater(t *testing.T) {
 	}
 
 	dies := leaseAgent(t, dir) // restarts, snapshots, dies before settling
-	dies.leases.log.close()
+	dies.leases.log.Close()
 	b := leaseAgent(t, dir)
 	d := b.leases.Settle([]routes.Remembered{peer})
 	var ids []string
@@ -75,7 +75,7 @@ func TestSettleWithoutPeersRestoresAll(t *testing.T) {
 	dir := t.TempDir()
 	a := leaseAgent(t, dir)
 	putBroker(a, "a", "10.0.0.1:1", time.Time{})
-	a.leases.log.close()
+	a.leases.log.Close()
 	b := leaseAgent(t, dir)
 	if d := b.leases.Settle(nil); len(d.Ops) != 0 {
 		t.Errorf("settling alone withdrew %v", d.Ops)
@@ -85,10 +85,19 @@ func TestSettleWithoutPeersRestoresAll(t *testing.T) {
 	}
 }
 
-func countFrames(b []byte) int {
-	n := 0
-	for off := 0; off+8 <= len(b); n++ {
-		off += 8 + int(binary.BigEndian.Uint32(b[off:]))
+func countFrames(b []byte) int { return len(entryOffsets(b)) }
+
+// entryOffsets is where each entry of a log (package wal: frames of
+// 4-byte length, 4-byte CRC, 8-byte seq, payload) begins, leaving out
+// its marks (frames without payload).
+func entryOffsets(b []byte) []int {
+	var out []int
+	for off := 0; off+8 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[off:]))
+		if n > 8 {
+			out = append(out, off)
+		}
+		off += 8 + n
 	}
-	return n
+	return out
 }

@@ -65,13 +65,13 @@ func TestHoldAllIsOneEntryAndReplays(t *testing.T) {
 	lb := Lease{Door: "test", ID: "b", Keys: []string{rb.Key()}}
 	holdAndApply(t, a, la, ra)
 	holdAndApply(t, a, lb, rb)
-	before := a.leases.log.seq
+	before := a.leases.log.Last()
 	ra2 := rec("a", "10.0.0.9:1")
 	sv, err := a.leases.HoldAll([]Change{{Lease: la, Recs: []routes.Record{ra2}}, {Lease: lb, Drop: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := a.leases.log.seq - before; n != 1 {
+	if n := a.leases.log.Last() - before; n != 1 {
 		t.Errorf("HoldAll of two leases wrote %d log entries, want 1", n)
 	}
 	a.table.ApplyLocal([]routes.Record{ra2}, []string{rb.Key()})

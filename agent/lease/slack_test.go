@@ -33,7 +33,7 @@ func TestShortTTLDeadlineIsSavedWithinAQuarter(t *testing.T) {
 		}
 		a.leases.saveLazyLeases() // the saver's pass
 	}
-	saved, _, _, _, _, err := readSavedLeases(dir)
+	saved, _, err := readSavedLeases(dir)
 	if err != nil || len(saved) != 1 {
 		t.Fatalf("saved %v %v", saved, err)
 	}

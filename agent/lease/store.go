@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/namecast/namecast/internal/atomicfile"
 	"github.com/namecast/namecast/internal/sealed"
+	"github.com/namecast/namecast/internal/wal"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -97,7 +99,7 @@ type Store struct {
 	unsettled map[string]written
 
 	saveMu   sync.Mutex // one write at a time; held across reading a lease's records and writing them
-	log      *leaseLog  // nil until restoreLeases opened it
+	log      *wal.Log   // nil until Restore opened it
 	snapSize int64      // leases.json's size when last written
 	// booted: the files say that what is written next is written in
 	// this boot of the host (a snapshot of this boot, or a mark).
@@ -275,12 +277,12 @@ func (ls *Store) writeLeaseLocked(k string, force bool) (wrote bool, wseq uint64
 }
 
 // appendLeaseEntry appends e, after folding the log into a new snapshot
-// when an fsync failed, and returns the seq to wait for. The caller then
-// records what it wrote (ls.m, ls.saved) and calls compactIfLarge: a
-// snapshot taken between the two would leave out what the entry says,
-// then empty the log that holds it. saveMu held.
+// when it refuses entries (a failed fsync), and returns the seq to wait
+// for. The caller then records what it wrote (ls.m, ls.saved) and calls
+// compactIfLarge: a snapshot taken between the two would leave out what
+// the entry says, then empty the log that holds it. saveMu held.
 func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
-	if ls.log.healthy() != nil {
+	if ls.log.Err() != nil {
 		ls.compactLeases() // a fresh snapshot is the way back from a failed fsync
 	}
 	if !ls.booted && (e.Put != nil || len(e.Also) > 0) {
@@ -288,32 +290,43 @@ func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 		// written): without the mark, a restart would take the leases
 		// after it for that boot's, whose processes are gone.
 		if boot := bootID(); boot != "" {
-			if err := ls.log.append(logEntry{Boot: boot}); err != nil {
-				ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
+			if _, err := ls.writeEntry(logEntry{Boot: boot}); err != nil {
+				ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.Path(), "err", err)
 				return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
 			}
 		}
 		ls.booted = true
 	}
 	e.Inc, e.At = ls.table.LocalInc(), ls.localSeq()
-	if err := ls.log.append(e); err != nil {
-		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.f.Name(), "err", err)
+	seq, err := ls.writeEntry(e)
+	if err != nil {
+		ls.logger.Error("saving registrations to the data dir failed; the change is refused", "path", ls.log.Path(), "err", err)
 		return 0, fmt.Errorf("saving to the data dir failed, so the change was not made: %w", err)
 	}
-	return ls.log.seq, nil
+	return seq, nil
+}
+
+// writeEntry writes e to the log, not yet synced. saveMu held.
+func (ls *Store) writeEntry(e logEntry) (uint64, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return 0, err
+	}
+	return ls.log.Write(b)
 }
 
 // compactIfLarge folds the log into a new snapshot when it has outgrown
 // it. saveMu held.
 func (ls *Store) compactIfLarge() {
-	if ls.log.size > max(minCompact, 2*ls.snapSize) {
+	if ls.log.Size() > max(minCompact, 2*ls.snapSize) {
 		ls.compactLeases()
 	}
 }
 
 // compactLeases writes every lease with its records to leases.json, then
-// empties the log. A crash between the two leaves log entries the
-// snapshot already holds; their seq makes the next replay skip them. A
+// empties the log (wal.Log.Compact). A crash between the two leaves log
+// entries the snapshot already holds; their seq makes the next replay
+// skip them. A
 // lease Hold wrote whose records the door may not have applied yet is
 // written with the records it held (pending). saveMu held.
 func (ls *Store) compactLeases() error {
@@ -335,7 +348,8 @@ func (ls *Store) compactLeases() error {
 	ls.mu.Lock()
 	unsettled := maps.Clone(ls.unsettled)
 	ls.mu.Unlock()
-	body := leaseFileBody{Boot: bootID(), Seq: ls.log.seq, Leases: make([]leaseBody, 0, len(leases))}
+	last := ls.log.Last() // no entry is written meanwhile: saveMu
+	body := leaseFileBody{Boot: bootID(), Seq: last, Leases: make([]leaseBody, 0, len(leases))}
 	saved := make(map[string]savedState, len(leases))
 	for i, l := range leases {
 		p, held := pending[keys[i]]
@@ -358,16 +372,12 @@ func (ls *Store) compactLeases() error {
 	b, err := json.Marshal(body)
 	if err == nil {
 		b = sealed.Seal(b)
-		err = atomicfile.Write(path, b)
-	}
-	if err == nil {
-		err = ls.log.reset()
+		err = ls.log.Compact(path, b, last+1) // the snapshot holds every entry
 	}
 	if err != nil {
 		ls.logger.Error("saving registrations to the data dir failed; a restart may lose them", "path", path, "err", err)
 		return err
 	}
-	ls.log.markSynced() // the synced snapshot holds every entry
 	ls.booted = true
 	ls.mu.Lock()
 	ls.saved = saved
@@ -405,27 +415,33 @@ func (ls *Store) RestoredLeases(door string) []Lease {
 // damage is what reading the saved leases found unreadable: each file
 // is judged on its own, and only what is damaged is left out.
 type damage struct {
-	snapshot error // leases.json unreadable: the log is still read, whole
-	logParts int   // damaged stretches of the log skipped
-	entries  int   // intact frames whose lease did not decode
+	snapshot error  // leases.json unreadable: the log is still read, whole
+	logParts int    // damaged stretches of the log skipped
+	entries  int    // intact entries whose lease did not decode
+	aside    string // where the damaged log was copied
 	// suspect: leases last written before an entry the damage destroyed,
 	// not restored (see readSavedLeases).
 	suspect int
 }
 
 // readSavedLeases folds leases.json and the log after it into the leases
-// they hold, in the order they were written. good and seq are where the
-// log's last intact entry ends and its highest seq.
-//
-// An entry destroyed mid-log (or intact but undecodable) may have been
-// any lease's change or removal: restoring a lease last written before it
-// could serve records its client replaced, or bring back one it withdrew.
-// So those leases are left out (counted in dmg.suspect): they are lost,
-// as the destroyed entry was, and their clients register again; leases
-// written after it are restored. A lost leases.json loses the leases only
-// it held, and nothing else: the log after it is the whole history since.
-func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, seq uint64, dmg damage, err error) {
-	var body leaseFileRead
+// they hold, without changing a file (what a restart would restore).
+func readSavedLeases(dir string) ([]savedLease, damage, error) {
+	body, dmg, err := readLeaseSnapshot(dir)
+	if err != nil {
+		return nil, dmg, err
+	}
+	entries, ldmg, err := wal.Read(filepath.Join(dir, leaseLogFile), body.Seq, wal.Options{MaxEntry: maxLeaseEntry})
+	if err != nil {
+		return nil, dmg, err
+	}
+	leases := foldLeases(body, entries, ldmg, &dmg)
+	return leases, dmg, nil
+}
+
+// readLeaseSnapshot reads leases.json: a missing one holds nothing, a
+// damaged one too (dmg.snapshot says why).
+func readLeaseSnapshot(dir string) (body leaseFileRead, dmg damage, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, leasesFile))
 	switch {
 	case err == nil:
@@ -442,13 +458,29 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 			body = leaseFileRead{} // replay the whole log instead
 		}
 	case !os.IsNotExist(err):
-		return nil, "", 0, 0, dmg, err
+		return body, dmg, err
 	}
-	entries, good, seq, parts, lost, err := readLeaseLog(filepath.Join(dir, leaseLogFile), body.Seq)
-	if err != nil {
-		return nil, "", 0, 0, dmg, err
+	return body, dmg, nil
+}
+
+// foldLeases folds the log's entries after leases.json (body) into the
+// leases they hold, in the order they were written, and adds to dmg what
+// was damaged.
+//
+// An entry destroyed mid-log (or intact but undecodable) may have been
+// any lease's change or removal: restoring a lease last written before it
+// could serve records its client replaced, or bring back one it withdrew.
+// So those leases are left out (counted in dmg.suspect): they are lost,
+// as the destroyed entry was, and their clients register again; leases
+// written after it are restored. A lost leases.json loses the leases only
+// it held, and nothing else: the log after it is the whole history since.
+func foldLeases(body leaseFileRead, entries []wal.Entry, ldmg wal.Damage, dmg *damage) []savedLease {
+	dmg.logParts = ldmg.Stretches
+	if ldmg.Torn > 0 {
+		dmg.logParts++
 	}
-	dmg.logParts = parts
+	dmg.aside = ldmg.Aside
+	lost := ldmg.Lost
 	byKey := map[string]int{}
 	written := make([]uint64, len(body.Leases)) // seq of each lease's last entry
 	for i, sl := range body.Leases {
@@ -456,9 +488,16 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 		written[i] = body.Seq
 		body.Leases[i].boot = body.Boot
 	}
-	leases = body.Leases
+	leases := body.Leases
 	cur := body.Boot // the boot the entries read so far were written in
-	for _, e := range entries {
+	for _, we := range entries {
+		var e logEntry
+		if err := json.Unmarshal(we.Payload, &e); err != nil {
+			dmg.entries++
+			lost = max(lost, we.Seq)
+			continue
+		}
+		e.Seq = we.Seq
 		switch {
 		case e.Boot != "":
 			cur = e.Boot
@@ -501,7 +540,7 @@ func readSavedLeases(dir string) (leases []savedLease, boot string, good int64, 
 			out = append(out, sl)
 		}
 	}
-	return out, body.Boot, good, seq, dmg, nil
+	return out
 }
 
 // Restore republishes, at start and before anything is served, the
@@ -514,30 +553,34 @@ func (ls *Store) Restore() routes.Delta {
 	if ls.dir == "" {
 		return routes.Delta{}
 	}
-	saved, _, good, seq, dmg, err := readSavedLeases(ls.dir)
-	logPath := filepath.Join(ls.dir, leaseLogFile)
+	body, dmg, err := readLeaseSnapshot(ls.dir)
 	if err != nil {
-		ls.logger.Error("saved leases cannot be read; setting the log aside", "dir", ls.dir, "err", err)
-		saved, good, seq = nil, 0, 0
-		_, _ = atomicfile.SetAside(logPath)
+		ls.logger.Error("the lease snapshot cannot be read; restoring what the log holds", "dir", ls.dir, "err", err)
 	}
 	if dmg.snapshot != nil {
 		aside, _ := atomicfile.SetAside(filepath.Join(ls.dir, leasesFile))
 		ls.logger.Warn("the lease snapshot is unreadable; set it aside and restored what the log holds", "err", dmg.snapshot, "aside", aside)
 	}
+	logPath := filepath.Join(ls.dir, leaseLogFile)
+	opts := wal.Options{MaxEntry: maxLeaseEntry, Logger: ls.logger, KeepDamaged: true}
+	log, entries, ldmg, err := wal.Open(logPath, body.Seq, opts)
+	if err != nil {
+		ls.logger.Error("saved leases cannot be read; setting the log aside", "dir", ls.dir, "err", err)
+		_, _ = atomicfile.SetAside(logPath)
+		body, entries, ldmg = leaseFileRead{}, nil, wal.Damage{}
+		if log, _, _, err = wal.Open(logPath, 0, opts); err != nil {
+			ls.logger.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
+			return routes.Delta{}
+		}
+	}
+	saved := foldLeases(body, entries, ldmg, &dmg)
 	if dmg.logParts > 0 || dmg.entries > 0 {
-		aside, _ := atomicfile.CopyAside(logPath)
 		ls.logger.Warn("the lease log has damaged entries (the agent died while writing one, or the file was damaged); skipped them and restored the rest",
-			"path", logPath, "damaged_stretches", dmg.logParts, "undecodable_leases", dmg.entries, "copy", aside)
+			"path", logPath, "damaged_stretches", dmg.logParts, "undecodable_leases", dmg.entries, "copy", dmg.aside)
 	}
 	if dmg.suspect > 0 {
 		ls.logger.Error("the lease log lost entries to damage: the registrations last saved before them are not restored, since a lost entry may have withdrawn or changed any of them; their clients must register again",
 			"path", logPath, "not_restored", dmg.suspect)
-	}
-	log, err := openLeaseLog(logPath, good, seq)
-	if err != nil {
-		ls.logger.Error("cannot open the lease log; registrations will not survive a restart", "dir", ls.dir, "err", err)
-		return routes.Delta{}
 	}
 	thisBoot := bootID()
 	now := time.Now()
@@ -636,7 +679,7 @@ func (ls *Store) saveLazyLeases() {
 		if _, seq, err := ls.writeLease(k, true); err != nil {
 			ls.logger.Error("saving a lease's deadline to the data dir failed; a restart may expire it early", "err", err)
 		} else if seq > 0 {
-			_ = ls.log.wait(seq)
+			_ = ls.log.Wait(seq)
 		}
 	}
 }
@@ -662,7 +705,7 @@ func (ls *Store) Freeze(forget bool) {
 		return
 	}
 	ls.compactLeases()
-	if err := ls.log.close(); err != nil {
+	if err := ls.log.Close(); err != nil {
 		ls.logger.Error("closing the lease log", "err", err)
 	}
 }
@@ -671,7 +714,7 @@ func (ls *Store) Freeze(forget bool) {
 // records of every saved lease, by lease id (for tests outside the
 // package that check what reached the disk).
 func SavedRecords(dir string) (map[string][]routes.Record, error) {
-	saved, _, _, _, _, err := readSavedLeases(dir)
+	saved, _, err := readSavedLeases(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -682,27 +725,11 @@ func SavedRecords(dir string) (map[string][]routes.Record, error) {
 	return out, nil
 }
 
-// FailWritesForTest makes every later write of the store fail with err,
-// as a full disk does, until heal is called (tests outside the package
-// that check what a door answers then).
+// FailWritesForTest makes every later write of the store fail, as a
+// full disk does, until heal is called (tests outside the package that
+// check what a door answers then).
 func (ls *Store) FailWritesForTest() (heal func()) {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
-	l := ls.log
-	good := l.f
-	ro, err := os.Open(good.Name()) // read-only: writes fail
-	if err != nil {
-		panic(err)
-	}
-	l.syncMu.Lock()
-	l.f = ro
-	l.syncMu.Unlock()
-	return func() {
-		ls.saveMu.Lock()
-		defer ls.saveMu.Unlock()
-		l.syncMu.Lock()
-		l.f = good
-		l.syncMu.Unlock()
-		ro.Close()
-	}
+	return ls.log.FailWrites(errors.New("injected: no space left on device"))
 }

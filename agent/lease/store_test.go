@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/namecast/namecast/internal/sealed"
+	"github.com/namecast/namecast/internal/wal"
 	"github.com/namecast/namecast/routes"
 )
 
@@ -29,7 +30,7 @@ func leaseAgent(t testing.TB, dir string) *testAgent {
 	a.leases.Restore()
 	t.Cleanup(func() {
 		if l := a.leases.log; l != nil {
-			l.close()
+			l.Close()
 		}
 	})
 	return a
@@ -51,7 +52,7 @@ func dropBroker(a *testAgent, name string) {
 // restored lists, as "name=addr", the brokers a restart from dir restores.
 func restored(t *testing.T, dir string) []string {
 	t.Helper()
-	saved, _, _, _, _, err := readSavedLeases(dir)
+	saved, _, err := readSavedLeases(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +83,8 @@ func TestLeaseLogReplaysPutsChangesAndDrops(t *testing.T) {
 	if got := b.table.LocalRecords(""); len(got) != 2 {
 		t.Fatalf("restarted table holds %v", got)
 	}
-	if st, err := os.Stat(filepath.Join(dir, leaseLogFile)); err != nil || st.Size() != 0 {
-		t.Fatalf("log after the restart's snapshot: %v, %v", st, err)
+	if es, _, err := wal.Read(filepath.Join(dir, leaseLogFile), 0, wal.Options{}); err != nil || len(es) != 0 {
+		t.Fatalf("log after the restart's snapshot: %d entries, %v", len(es), err)
 	}
 	if got := restored(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("after the restart restores %v, want %v", got, want)
@@ -96,12 +97,12 @@ func TestLeaseLogSkipsUnchangedRecords(t *testing.T) {
 	dir := t.TempDir()
 	a := leaseAgent(t, dir)
 	putBroker(a, "a", "10.0.0.1:1", time.Time{})
-	size := a.leases.log.size
+	size := a.leases.log.Size()
 	putBroker(a, "b", "10.0.0.2:1", time.Time{}) // moves our seq
-	grown := a.leases.log.size
+	grown := a.leases.log.Size()
 	a.leases.PutLease(Lease{Door: "test", ID: "a", Keys: []string{"broker/a/0"}})
-	if a.leases.log.size != grown || grown == size {
-		t.Fatalf("log %d -> %d -> %d bytes: an unchanged lease was written again", size, grown, a.leases.log.size)
+	if a.leases.log.Size() != grown || grown == size {
+		t.Fatalf("log %d -> %d -> %d bytes: an unchanged lease was written again", size, grown, a.leases.log.Size())
 	}
 }
 
@@ -160,8 +161,8 @@ func TestLeaseLogCompacts(t *testing.T) {
 	for i := range 12000 {
 		putBroker(a, fmt.Sprintf("b%d", i%10), fmt.Sprintf("10.0.%d.%d:1", i/250%250, i%250), time.Time{})
 	}
-	if a.leases.log.size > minCompact+4096 {
-		t.Fatalf("log is %d bytes after 12,000 changes of 10 leases", a.leases.log.size)
+	if a.leases.log.Size() > minCompact+4096 {
+		t.Fatalf("log is %d bytes after 12,000 changes of 10 leases", a.leases.log.Size())
 	}
 	if got := restored(t, dir); len(got) != 10 {
 		t.Fatalf("restores %d brokers, want 10", len(got))

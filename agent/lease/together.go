@@ -180,7 +180,7 @@ func (ls *Store) Undo(cs []Change) (Saving, error) {
 		}
 	}
 	ls.mu.Unlock()
-	ls.log.diverge(err)
+	ls.log.Poison(fmt.Errorf("the lease log holds a change that was refused and could not be undone (%v)", err))
 	ls.kick()
 	return Saving{}, fmt.Errorf("putting back the leases of a refused change failed, so the data dir holds the refused change; no lease is saved until a snapshot of what is held is written: %w", err)
 }
@@ -190,7 +190,7 @@ func (ls *Store) Undo(cs []Change) (Saving, error) {
 func (ls *Store) resync() bool {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
-	if ls.frozen || ls.log == nil || ls.log.healthy() == nil {
+	if ls.frozen || ls.log == nil || ls.log.Err() == nil {
 		return true
 	}
 	return ls.compactLeases() == nil
