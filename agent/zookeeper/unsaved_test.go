@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,15 +323,15 @@ func TestMultiWhoseUndoCannotBeSavedFailsLoudlyAndHeals(t *testing.T) {
 		mkNode(b, 1, "/d/b", "1", zkwire.FlagEphemeral) != 0 {
 		t.Fatal("setup creates failed")
 	}
-	var healLeases func()
-	fill := func() { healLeases = reg.breakLeases() } // the disk fills once the leases are written
+	var healLeases atomic.Pointer[func()]                           // set by the door's goroutine
+	fill := func() { h := reg.breakLeases(); healLeases.Store(&h) } // the disk fills once the leases are written
 	reg.beforeRules.Store(&fill)
 	healRules := reg.breakRules()
 	ops := []zkwire.MultiOp{{Type: zkwire.OpDelete, Path: "/d/a", Version: -1},
 		{Type: zkwire.OpDelete, Path: "/d/b", Version: -1}, {Type: zkwire.OpDelete, Path: "/d", Version: -1}}
 	h, d, _ := a.call(3, zkwire.OpMulti, &zkwire.MultiRequest{Ops: ops})
 	reg.beforeRules.Store(nil)
-	if healLeases == nil {
+	if healLeases.Load() == nil {
 		t.Fatal("the multi wrote no rule")
 	}
 	var resp zkwire.MultiResponse
@@ -351,7 +352,7 @@ func TestMultiWhoseUndoCannotBeSavedFailsLoudlyAndHeals(t *testing.T) {
 	if code := mkNode(b, 2, "/d/c", "1", zkwire.FlagEphemeral); code != zkwire.ErrSystem {
 		t.Errorf("an ephemeral create while the data dir holds the refused change answered %d, want SYSTEMERROR", code)
 	}
-	healLeases()
+	(*healLeases.Load())()
 	healRules()
 	testutil.Eventually(t, 10*time.Second, func() error {
 		if got, want := reg.saved(t), []string{"/d/a=1", "/d/b=1"}; !slices.Equal(got, want) {
