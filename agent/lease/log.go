@@ -55,6 +55,9 @@ type logEntry struct {
 	Drop *leaseRef         `json:"drop,omitempty"`
 	// Drops are leases gone with the puts (HoldAll), as one change.
 	Drops []leaseRef `json:"drops,omitempty"`
+	// Edits are changes of leases naming only what changes (edit.go),
+	// made with the rest of the entry as one change.
+	Edits []leaseEdit `json:"edits,omitempty"`
 	// Boot, in an entry of nothing else, marks the entries after it as
 	// written during that boot of the host, up to the next mark (before
 	// the first: the snapshot's boot). A run writes one before its first

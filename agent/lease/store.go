@@ -489,7 +489,25 @@ func foldLeases(body leaseFileRead, entries []wal.Entry, ldmg wal.Damage, dmg *d
 		body.Leases[i].boot = body.Boot
 	}
 	leases := body.Leases
-	cur := body.Boot // the boot the entries read so far were written in
+	folds := make([]folding, len(leases)) // the leases edits changed
+	cur := body.Boot                      // the boot the entries read so far were written in
+	index := func(k string, seq uint64) int {
+		i, ok := byKey[k]
+		if !ok {
+			i = len(leases)
+			byKey[k] = i
+			leases = append(leases, savedLease{})
+			folds = append(folds, folding{})
+			written = append(written, 0)
+		}
+		written[i] = seq
+		return i
+	}
+	gone := func(door, id string) {
+		if i, ok := byKey[leaseKey(door, id)]; ok {
+			leases[i], folds[i] = savedLease{}, folding{} // dropped; skipped below
+		}
+	}
 	for _, we := range entries {
 		var e logEntry
 		if err := json.Unmarshal(we.Payload, &e); err != nil {
@@ -498,37 +516,38 @@ func foldLeases(body leaseFileRead, entries []wal.Entry, ldmg wal.Damage, dmg *d
 			continue
 		}
 		e.Seq = we.Seq
-		switch {
-		case e.Boot != "":
+		if e.Boot != "" {
 			cur = e.Boot
-		case e.Put != nil:
-			for _, put := range append([]json.RawMessage{e.Put}, e.Also...) {
-				var sl savedLease
-				if err := json.Unmarshal(put, &sl); err != nil {
-					dmg.entries++
-					lost = max(lost, e.Seq)
-					continue
-				}
-				sl.boot, sl.Inc, sl.At = cur, e.Inc, e.At
-				k := leaseKey(sl.Door, sl.ID)
-				if i, ok := byKey[k]; ok {
-					leases[i], written[i] = sl, e.Seq
-				} else {
-					byKey[k] = len(leases)
-					leases = append(leases, sl)
-					written = append(written, e.Seq)
-				}
-			}
-		case e.Drop != nil:
-			if i, ok := byKey[leaseKey(e.Drop.Door, e.Drop.ID)]; ok {
-				leases[i].Door = "" // dropped; skipped below
-			}
+			continue
+		}
+		if e.Drop != nil {
+			gone(e.Drop.Door, e.Drop.ID)
 		}
 		for _, d := range e.Drops {
-			if i, ok := byKey[leaseKey(d.Door, d.ID)]; ok {
-				leases[i].Door = ""
-			}
+			gone(d.Door, d.ID)
 		}
+		for _, ed := range e.Edits {
+			i := index(leaseKey(ed.Door, ed.ID), e.Seq)
+			folds[i].apply(&leases[i], ed)
+			leases[i].boot, leases[i].Inc, leases[i].At = cur, e.Inc, e.At
+		}
+		if e.Put == nil {
+			continue
+		}
+		for _, put := range append([]json.RawMessage{e.Put}, e.Also...) {
+			var sl savedLease
+			if err := json.Unmarshal(put, &sl); err != nil {
+				dmg.entries++
+				lost = max(lost, e.Seq)
+				continue
+			}
+			sl.boot, sl.Inc, sl.At = cur, e.Inc, e.At
+			i := index(leaseKey(sl.Door, sl.ID), e.Seq)
+			leases[i], folds[i] = sl, folding{}
+		}
+	}
+	for i := range leases {
+		folds[i].flat(&leases[i])
 	}
 	out := leases[:0]
 	for i, sl := range leases {
