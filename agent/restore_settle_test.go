@@ -119,7 +119,8 @@ func writeDir(t *testing.T, dir string, files map[string][]byte) {
 
 // cutLastEntry cuts a leases.log (package wal: frames of 4-byte length,
 // 4-byte CRC, 8-byte seq, payload; a frame without payload is a mark)
-// before its last entry, which must have member field.
+// before its last entry, which must have member field (or its plural:
+// a Write saves a lease's removal in "drops").
 func cutLastEntry(t *testing.T, b []byte, field string) []byte {
 	t.Helper()
 	last := -1
@@ -137,7 +138,7 @@ func cutLastEntry(t *testing.T, b []byte, field string) []byte {
 		t.Fatalf("leases.log holds no entry")
 	}
 	var e map[string]json.RawMessage
-	if err := json.Unmarshal(b[last+16:], &e); err != nil || e[field] == nil {
+	if err := json.Unmarshal(b[last+16:], &e); err != nil || e[field] == nil && e[field+"s"] == nil {
 		t.Fatalf("the last entry of leases.log is not a %s: %s", field, b[last+16:])
 	}
 	return b[:last]

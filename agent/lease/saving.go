@@ -3,6 +3,7 @@ package lease
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/namecast/namecast/routes"
@@ -49,8 +50,11 @@ const dropRetry = time.Second
 // not have applied yet.
 type pendingHold struct {
 	seq  uint64          // Hold's log entry
-	recs json.RawMessage // the records held
+	recs json.RawMessage // the records held (nil for an edit)
 	hash uint64
+	// edit is what a Write saved as an edit (edit.go), when it did: the
+	// lease's records are the table's with its puts and deletes applied.
+	edit *Write
 }
 
 // Saving is a lease change written to the log and perhaps not yet on
@@ -100,13 +104,17 @@ func (ls *Store) settle(k string, seq uint64) uint64 {
 	ls.saveMu.Lock()
 	defer ls.saveMu.Unlock()
 	ls.mu.Lock()
-	mine := ls.pending[k].seq == seq
+	p := ls.pending[k]
+	mine := p.seq == seq
 	if mine {
 		delete(ls.pending, k)
 	}
 	ls.mu.Unlock()
 	if !mine {
 		return 0
+	}
+	if p.edit != nil {
+		return ls.settleEdit(k, p.edit)
 	}
 	_, wseq, err := ls.writeLeaseLocked(k, false)
 	if err != nil {
@@ -225,6 +233,7 @@ func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, err
 		k       string
 		l       Lease
 		pending json.RawMessage
+		edit    *Write
 		saved   uint64
 	}
 	var cands []cand
@@ -236,7 +245,8 @@ func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, err
 	delete(ks, k)
 	for ok := range ks {
 		l, _ := ls.leaseLocked(ok)
-		cands = append(cands, cand{k: ok, l: l, pending: ls.pending[ok].recs, saved: ls.saved[ok].hash})
+		p := ls.pending[ok]
+		cands = append(cands, cand{k: ok, l: l, pending: p.recs, edit: p.edit, saved: ls.saved[ok].hash})
 	}
 	ls.mu.Unlock()
 	var out []otherHold
@@ -250,7 +260,14 @@ func (ls *Store) othersHolding(k string, recs []routes.Record) ([]otherHold, err
 			}
 			puts = append(held, recs...)
 		}
-		b, err := json.Marshal(c.l.RecordsAfter(ls.table, puts, nil))
+		var deletes []string
+		if c.edit != nil {
+			// Edited, not applied yet: its records are the table's with
+			// the edit applied.
+			puts = append(slices.Clone(c.edit.Puts), recs...)
+			deletes = c.edit.Deletes
+		}
+		b, err := json.Marshal(c.l.RecordsAfter(ls.table, puts, deletes))
 		if err != nil {
 			return nil, fmt.Errorf("cannot encode the records of lease %s/%s: %w", c.l.Door, c.l.ID, err)
 		}

@@ -66,6 +66,10 @@ type savedState struct {
 	seq      uint64
 	hash     uint64
 	wseq     uint64 // the log entry that wrote it (0: a snapshot), maybe not on disk yet
+	// edited: the lease's records change only through edits (Write), so
+	// the files hold them as the table does (hash is not kept), and a
+	// refresh is saved as an edit naming no record (writeRefresh).
+	edited bool
 }
 
 // Store is an agent's lease table and its persistence; it is the Holder
@@ -285,7 +289,7 @@ func (ls *Store) appendLeaseEntry(e logEntry) (uint64, error) {
 	if ls.log.Err() != nil {
 		ls.compactLeases() // a fresh snapshot is the way back from a failed fsync
 	}
-	if !ls.booted && (e.Put != nil || len(e.Also) > 0) {
+	if !ls.booted && (e.Put != nil || len(e.Also) > 0 || len(e.Edits) > 0) {
 		// The snapshot is of another boot (this one's could not be
 		// written): without the mark, a restart would take the leases
 		// after it for that boot's, whose processes are gone.
@@ -342,6 +346,12 @@ func (ls *Store) compactLeases() error {
 	for k, p := range ls.pending {
 		pending[k] = p
 	}
+	edited := map[string]bool{}
+	for k, sv := range ls.saved {
+		if sv.edited {
+			edited[k] = true
+		}
+	}
 	ls.mu.Unlock()
 	seq := ls.localSeq()
 	inc := ls.table.LocalInc()
@@ -353,8 +363,14 @@ func (ls *Store) compactLeases() error {
 	saved := make(map[string]savedState, len(leases))
 	for i, l := range leases {
 		p, held := pending[keys[i]]
-		if !held {
-			recs, err := json.Marshal(l.Records(ls.table))
+		if !held || p.edit != nil {
+			var rs []routes.Record
+			if held {
+				rs = l.RecordsAfter(ls.table, p.edit.Puts, p.edit.Deletes) // the door may not have applied them yet
+			} else {
+				rs = l.Records(ls.table)
+			}
+			recs, err := json.Marshal(rs)
 			if err != nil {
 				ls.logger.Error("cannot encode a lease's records; a restart may lose them", "door", l.Door, "id", l.ID, "err", err)
 				continue
@@ -366,7 +382,7 @@ func (ls *Store) compactLeases() error {
 			lb.Inc, lb.At = f.inc, f.at // restored, its records not yet settled with the cluster's
 		}
 		body.Leases = append(body.Leases, lb)
-		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: p.hash}
+		saved[keys[i]] = savedState{deadline: l.Deadline, seq: seq, hash: p.hash, edited: edited[keys[i]]}
 	}
 	path := filepath.Join(ls.dir, leasesFile)
 	b, err := json.Marshal(body)
@@ -531,10 +547,11 @@ func foldLeases(body leaseFileRead, entries []wal.Entry, ldmg wal.Damage, dmg *d
 			folds[i].apply(&leases[i], ed)
 			leases[i].boot, leases[i].Inc, leases[i].At = cur, e.Inc, e.At
 		}
-		if e.Put == nil {
-			continue
+		puts := e.Also // other leases written whole with the change (othersHolding)
+		if e.Put != nil {
+			puts = append([]json.RawMessage{e.Put}, e.Also...)
 		}
-		for _, put := range append([]json.RawMessage{e.Put}, e.Also...) {
+		for _, put := range puts {
 			var sl savedLease
 			if err := json.Unmarshal(put, &sl); err != nil {
 				dmg.entries++
@@ -616,8 +633,9 @@ func (ls *Store) Restore() routes.Delta {
 			continue
 		}
 		kept++
+		covers := coverOf(sl.Lease)
 		for _, r := range sl.Records {
-			if k := r.Key(); k != "" && sl.Covers(k) {
+			if k := r.Key(); k != "" && covers(k) {
 				puts = append(puts, r)
 			}
 		}
@@ -695,7 +713,13 @@ func (ls *Store) saveLazyLeases() {
 	}
 	ls.mu.Unlock()
 	for _, k := range keys {
-		if _, seq, err := ls.writeLease(k, true); err != nil {
+		ls.saveMu.Lock()
+		done, seq, err := ls.writeRefresh(k)
+		ls.saveMu.Unlock()
+		if !done {
+			_, seq, err = ls.writeLease(k, true)
+		}
+		if err != nil {
 			ls.logger.Error("saving a lease's deadline to the data dir failed; a restart may expire it early", "err", err)
 		} else if seq > 0 {
 			_ = ls.log.Wait(seq)

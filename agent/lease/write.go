@@ -33,8 +33,8 @@ type Write struct {
 // and waits for the Saving before it answers. Several writes are one
 // change, saved whole or not at all (HoldAll).
 //
-// In memory, a write changes only the keys it names. A data dir saves
-// each lease it changes whole, with its records as they will be.
+// A write changes only the keys it names, in memory and on disk: a data
+// dir saves it as an edit (edit.go).
 //
 // keys, when not nil, gets each put's key as the string the lease keeps
 // of it, by itself, so the table can keep the same bytes rather than a
@@ -57,17 +57,7 @@ func (ls *Store) Write(ws []Write, keys map[string]string) (Saving, error) {
 			return sv, nil
 		}
 	}
-	cs := make([]Change, len(ws))
-	for i, w := range ws {
-		cs[i] = ls.whole(w)
-	}
-	sv, err := ls.HoldAll(cs)
-	if err == nil {
-		ls.mu.Lock()
-		ls.noteKeysLocked(ws, keys)
-		ls.mu.Unlock()
-	}
-	return sv, err
+	return ls.saveWrites(ws, keys)
 }
 
 // noteKeysLocked sets in keys (when not nil) the string each lease of ws
