@@ -52,6 +52,13 @@
 //     from its State (its records are already republished). A lease no
 //     door claims (the door is off after the restart) is withdrawn.
 //
+// Steps 1 and 2 are one call for a door through its host: host.Write
+// with a Write (write.go) naming what the change puts and deletes, which
+// saves the lease, applies the records, lets go of the door's lock and
+// waits. A Write costs what it names, whatever the lease already covers
+// (index.go): a ZooKeeper session's ten-thousandth znode costs what its
+// first did.
+//
 // Deadlines are wall-clock times of this host, compared only with this
 // host's clock at the next start. A deadline refresh is saved at the
 // latest leaseSlack (at most a quarter of the lease's time left) after it
