@@ -91,18 +91,27 @@ func (ls *Store) Uncovered(l Lease) []string {
 			keys = append(keys, r.Key())
 		}
 	}
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
+	after := make(map[string]bool, len(l.Keys))
+	for _, key := range l.Keys {
+		after[key] = true
+	}
+	seen := map[string]bool{}
 	var out []string
+	ls.mu.Lock()
 	for _, key := range keys {
-		if l.Covers(key) || slices.Contains(out, key) {
+		if after[key] || underPrefix(l.Prefixes, key) || seen[key] {
 			continue
 		}
+		seen[key] = true
 		other := false
 		ls.eachHolderLocked(key, func(h string) { other = other || h != k })
-		if _, held := ls.table.LocalRecord(key); held && !other {
+		if !other {
 			out = append(out, key)
 		}
 	}
-	return out
+	ls.mu.Unlock()
+	return slices.DeleteFunc(out, func(key string) bool {
+		_, held := ls.table.LocalRecord(key)
+		return !held
+	})
 }

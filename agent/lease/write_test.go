@@ -107,3 +107,19 @@ func BenchmarkWriteOneOfMany(b *testing.B) {
 		})
 	}
 }
+
+// Uncovered is what writing a lease frees: keys it covers now and will
+// not, that no other lease covers and the table holds.
+func TestUncovered(t *testing.T) {
+	a := leaseAgent(t, "")
+	x, y, z := znode("/u/x"), znode("/u/y"), znode("/u/z")
+	writeApplied(t, a, Write{Lease: Lease{Door: "nacos", ID: "c1"}, Puts: []routes.Record{x, y, z}})
+	writeApplied(t, a, Write{Lease: Lease{Door: "http", ID: "h"}, Puts: []routes.Record{y}})
+	got := a.leases.Uncovered(Lease{Door: "nacos", ID: "c1", Keys: []string{z.Key()}})
+	if !slices.Equal(got, []string{x.Key()}) {
+		t.Fatalf("uncovered %q, want only %q (y is held by another lease, z stays covered)", got, x.Key())
+	}
+	if got := a.leases.Uncovered(Lease{Door: "nacos", ID: "c1", Prefixes: []string{znode("/u").Key() + "/"}}); len(got) != 0 {
+		t.Fatalf("uncovered under a prefix covering them all: %q", got)
+	}
+}
