@@ -77,7 +77,8 @@ func (h *Local) write(ws []lease.Write) (lease.Saving, error) {
 		deletes := w.Deletes
 		if len(deletes) > 0 {
 			deletes = slices.DeleteFunc(slices.Clone(deletes), func(k string) bool {
-				return slices.Contains(h.doorsLocked(k), w.Lease.Door) // another lease of the door
+				_, byDoor := h.leases.HeldElsewhere(k, w.Lease.Door, w.Lease.ID)
+				return byDoor
 			})
 		}
 		if len(w.Puts) == 0 && len(deletes) == 0 {
@@ -103,7 +104,7 @@ func (h *Local) checkLocked(ws []lease.Write) error {
 	for _, w := range ws {
 		puts = append(puts, w.Puts...)
 		for _, k := range w.Deletes {
-			if !h.leases.HeldElsewhere(k, w.Lease.Door, w.Lease.ID) {
+			if held, _ := h.leases.HeldElsewhere(k, w.Lease.Door, w.Lease.ID); !held {
 				freed = append(freed, k)
 			}
 		}

@@ -119,3 +119,27 @@ func TestWriteKeepsWhatAnotherLeaseOfTheDoorHolds(t *testing.T) {
 		t.Fatal("a record no lease holds stays")
 	}
 }
+
+// A write deleting records under its own lease's prefix (a master broker
+// re-registered without some of its topics) deletes them: the lease's
+// prefix still covering them is not another holder.
+func TestWriteDeletesUnderItsOwnPrefix(t *testing.T) {
+	h := New(Config{Table: routes.NewTable("self", 1)})
+	d := h.For("http")
+	b := routes.Record{Broker: &routes.Broker{Cluster: "c", Name: "b", Addr: "10.0.0.1:10911"}}
+	q1 := routes.Record{Queue: &routes.Queue{Topic: "T1", BrokerName: "b", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}}
+	q2 := routes.Record{Queue: &routes.Queue{Topic: "T2", BrokerName: "b", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}}
+	l := lease.Lease{Door: "http", ID: b.Key(), Prefixes: []string{routes.QueuePrefix("b")}}
+	if err := d.Write(nil, lease.Write{Lease: l, Puts: []routes.Record{b, q1, q2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write(nil, lease.Write{Lease: l, Puts: []routes.Record{b, q2}, Deletes: []string{q1.Key()}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.table.LocalRecord(q1.Key()); ok {
+		t.Fatal("a queue its registration left out stays")
+	}
+	if _, ok := h.table.LocalRecord(q2.Key()); !ok {
+		t.Fatal("a queue its registration kept is gone")
+	}
+}

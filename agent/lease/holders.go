@@ -17,14 +17,18 @@ func (ls *Store) HeldByOtherDoor(key, door string) bool {
 }
 
 // HeldElsewhere reports whether a lease other than door's lease id
-// covers key.
-func (ls *Store) HeldElsewhere(key, door, id string) bool {
+// covers key, and whether one of them is door's.
+func (ls *Store) HeldElsewhere(key, door, id string) (held, byDoor bool) {
 	k := leaseKey(door, id)
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	other := false
-	ls.eachHolderLocked(key, func(h string) { other = other || h != k })
-	return other
+	ls.eachHolderLocked(key, func(h string) {
+		if h != k {
+			held = true
+			byDoor = byDoor || ls.m[h].Door == door
+		}
+	})
+	return held, byDoor
 }
 
 // DoorsHolding appends to buf, once each, the doors whose leases cover
