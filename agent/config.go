@@ -18,6 +18,7 @@ import (
 	"github.com/namecast/namecast/agent/httpapi"
 	"github.com/namecast/namecast/agent/multicast"
 	"github.com/namecast/namecast/agent/nacos"
+	"github.com/namecast/namecast/agent/redis"
 	"github.com/namecast/namecast/agent/rocketmq"
 	"github.com/namecast/namecast/agent/zookeeper"
 	"github.com/namecast/namecast/internal/memlimit"
@@ -46,6 +47,7 @@ type Config struct {
 	consul.ConsulSettings
 	multicast.MulticastSettings
 	dns.DNSSettings
+	redis.RedisSettings
 	httpapi.HTTPSettings
 
 	// Join lists members to join at start (failure is fatal); RetryJoin

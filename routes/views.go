@@ -367,6 +367,23 @@ func (t *Table) URLs(iface, category string) []string {
 	return out
 }
 
+// URLCategories lists the categories in which one interface has a URL,
+// sorted (Dubbo's Redis registry keeps one hash per category).
+func (t *Table) URLCategories(iface string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for u := range t.views.urls[iface] {
+		if !seen[u.Category] {
+			seen[u.Category] = true
+			out = append(out, u.Category)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

@@ -215,6 +215,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 	fs.StringVar(&c.NacosAddr, "nacos", def.NacosAddr, "Nacos HTTP API `address` (Dubbo's nacos:// registry, Spring Cloud Alibaba); its gRPC is on the port + 1000; or off")
 	fs.StringVar(&c.ConsulAddr, "consul", def.ConsulAddr, "Consul HTTP API `address` (Prometheus consul_sd_configs, Traefik, Spring Cloud Consul, consul/api), or off")
 	fs.StringVar(&c.DNSAddr, "dns", def.DNSAddr, "Consul DNS interface `address` (UDP and TCP: NAME.service.consul, NODE.node.consul), or off")
+	fs.StringVar(&c.RedisAddr, "redis", def.RedisAddr, "Redis protocol `address` (Dubbo's redis:// registry, which expects 127.0.0.1:6379), or off")
 	nacosGrace := durationFlag(fs, "nacos-grace", time.Duration(def.NacosGrace), "how long the instances of a Nacos gRPC connection that closed stay, for its client to reconnect and re-register")
 	fs.StringVar(&c.MulticastAddr, "multicast", def.MulticastAddr, "Dubbo multicast registry `group` GROUP:PORT this host's Dubbo processes use (Dubbo's default 224.5.6.7:1234), or off")
 	fs.StringVar(&c.MulticastInterface, "multicast-interface", "", "network `interface` the multicast door joins its group on (default: the one the host routes the group through)")
@@ -263,6 +264,7 @@ func parseAgentFlags(args []string, help io.Writer) (agent.Config, logging, erro
 		"rocketmq": func() { cfg.RocketMQAddr = c.RocketMQAddr }, "join": func() { cfg.Join = join },
 		"zookeeper": func() { cfg.ZooKeeperAddr = c.ZooKeeperAddr }, "zookeeper-grace": func() { cfg.ZooKeeperGrace = agent.Duration(*zkGrace) },
 		"nacos": func() { cfg.NacosAddr = c.NacosAddr }, "consul": func() { cfg.ConsulAddr = c.ConsulAddr }, "dns": func() { cfg.DNSAddr = c.DNSAddr }, "nacos-grace": func() { cfg.NacosGrace = agent.Duration(*nacosGrace) },
+		"redis":     func() { cfg.RedisAddr = c.RedisAddr },
 		"multicast": func() { cfg.MulticastAddr = c.MulticastAddr }, "multicast-interface": func() { cfg.MulticastInterface = c.MulticastInterface },
 		"multicast-probe": func() { cfg.MulticastProbe = agent.Duration(*mcProbe) },
 		"retry-join":      func() { cfg.RetryJoin = retryJoin }, "discover": func() { cfg.Discover = c.Discover },

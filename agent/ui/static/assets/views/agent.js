@@ -18,6 +18,7 @@ const gauges = [
   ['Nacos', 'nacos_connections', 'gRPC connections', 'nacos_instances', 'instances held here'],
   ['Nacos subscribers', 'nacos_subscribers', 'service subscriptions', 'nacos_config_listeners', 'config listeners'],
   ['Multicast', 'multicast_held', 'registrations held here'],
+  ['Redis', 'redis_connections', 'connections', 'redis_held_fields', 'fields held here'],
 ];
 // Counters shown as a rate between two reads of /metrics.
 const rates = [
@@ -68,6 +69,7 @@ export default function agent({main, signal, title}) {
       ['RocketMQ', door(a.rocketmqAddr)], ['ZooKeeper', door(a.zookeeperAddr ?? cfg.zookeeper)],
       'nacosAddr' in a || 'nacos' in cfg ? ['Nacos', door(a.nacosAddr ?? cfg.nacos)] : null,
       'multicastAddr' in a || 'multicast' in cfg ? ['Dubbo multicast', door(a.multicastAddr ?? cfg.multicast)] : null,
+      'redisAddr' in a || 'redis' in cfg ? ['Redis', door(a.redisAddr ?? cfg.redis)] : null,
     ].filter(Boolean);
     const cfgRows = Object.entries(cfg).map(([k, v]) => h('tr', null, h('th', {class: 'mono'}, k),
       h('td', {class: v === REDACTED ? 'mono redacted' : 'mono'}, v === '' || v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v))));
