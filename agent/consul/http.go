@@ -287,7 +287,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxKVValue+1)
+		r.Body = http.MaxBytesReader(w, r.Body, max(maxBody, maxKVValue)+1)
 		next.ServeHTTP(w, r)
 	})
 }
