@@ -98,7 +98,8 @@ func p7Child() p7Result {
 		join = []string{addr}
 	}
 	cfg := bench.AgentConfig(fmt.Sprintf("p7-%d", os.Getpid()), "p7", "lan", join)
-	cfg.ZooKeeperAddr, cfg.NacosAddr, cfg.RocketMQAddr, cfg.DataDir = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", dir
+	p7Doors(&cfg)
+	cfg.DataDir = dir
 	cfg.ConsulAddr = "127.0.0.1:0"
 	// Sessions of 50 from one IP: past 3,000 znodes that is more than
 	// ZooKeeper's default 60 connections an IP.

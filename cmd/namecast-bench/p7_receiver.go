@@ -98,7 +98,8 @@ func p7Receiver() p7Result {
 	}
 	defer os.RemoveAll(dir)
 	cfg := bench.AgentConfig(fmt.Sprintf("p7r-%d", os.Getpid()), "p7", "lan", nil)
-	cfg.ZooKeeperAddr, cfg.NacosAddr, cfg.RocketMQAddr, cfg.DataDir = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", dir
+	p7Doors(&cfg)
+	cfg.DataDir = dir
 	cfg.ConsulAddr = "127.0.0.1:0"
 	a, err := agent.New(cfg)
 	if err != nil {
@@ -150,4 +151,19 @@ func p7Receiver() p7Result {
 	p7Report(res)
 	_, _ = io.Copy(io.Discard, in)
 	return res
+}
+
+// p7Doors turns on, on free ports, every door the binary runs by default,
+// as an agent beside processes runs them.
+func p7Doors(cfg *agent.Config) {
+	def := agent.DefaultConfig()
+	on := map[string]bool{}
+	for _, d := range def.Doors() {
+		on[d.Name] = *d.Addr != "off"
+	}
+	for _, d := range cfg.Doors() {
+		if on[d.Name] {
+			*d.Addr = "127.0.0.1:0"
+		}
+	}
 }

@@ -173,7 +173,7 @@ func TestGreeterInterfaceMode(t *testing.T) {
 	if err := appInstances(t, reg, greeterApp, 0)(); err != nil {
 		t.Fatalf("interface mode registered an instance: %v", err)
 	}
-	if out := namecastCLI(t, reg, 1, "services", greeterIface); !strings.Contains(out, "dubbo://") || !strings.Contains(out, "/"+greeterIface+"?") {
+	if out := namecastCLI(t, reg, 1, "services", greeterIface, "--urls"); !strings.Contains(out, "dubbo://") || !strings.Contains(out, "/"+greeterIface+"?") {
 		t.Fatalf("namecast services %s printed:\n%s", greeterIface, out)
 	}
 	c := startProcess(t, bin, "consumer", reg.b, "-role", "consumer", "-register-mode", "interface", "-name", "urls", "-every", "100ms")
