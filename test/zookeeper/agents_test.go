@@ -32,6 +32,7 @@ func zkAddr(t testing.TB, c *agenttest.Cluster, i int) string {
 // an agent, in the same run; the transcripts must match but for the named
 // deviations.
 func TestDifferentialAgent(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	_, addrs := zkAgents(t, 1)
 	ref := runScript(t, z.Addr)
@@ -45,6 +46,7 @@ func TestDifferentialAgent(t *testing.T) {
 // Curator, the way Dubbo 3 uses it, with the provider on agent A and the
 // consumer on agent B of a 3-agent cluster.
 func TestCuratorDubboFlowAgents(t *testing.T) {
+	t.Parallel()
 	_, addrs := zkAgents(t, 3)
 	runDubboFlow(t, addrs[0], addrs[1])
 }
@@ -52,6 +54,7 @@ func TestCuratorDubboFlowAgents(t *testing.T) {
 // kazoo's register/watch flow with the provider on agent A and the
 // consumer on agent C.
 func TestKazooDubboFlowAgents(t *testing.T) {
+	t.Parallel()
 	_, addrs := zkAgents(t, 3)
 	runKazooFlow(t, addrs[0], addrs[2])
 }
@@ -68,6 +71,7 @@ func joinLines(l []string) string {
 // server; on namecast they are on two agents of one cluster, so every
 // answer about the other session's nodes crossed gossip.
 func TestDoorScriptAgents(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	_, addrs := zkAgents(t, 2)
 	ref := runDoorScript(t, z.Addr, z.Addr)

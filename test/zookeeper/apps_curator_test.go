@@ -79,6 +79,7 @@ func runAppDiscovery(t *testing.T, providerAddr, consumerAddr string, extra ...s
 // provider on agent A and its consumer on agent B; the transcripts match
 // line for line.
 func TestCuratorAppDiscoveryDifferential(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	ref := runAppDiscovery(t, z.Addr, z.Addr)
 	_, addrs := zkAgents(t, 2)
@@ -98,10 +99,14 @@ func TestCuratorAppDiscoveryDifferential(t *testing.T) {
 // znode of the real ZooKeeper. Its mapping and metadata nodes name it, and
 // unregistering it removes it from B.
 func TestCuratorReadsInstanceRegisteredOverHTTP(t *testing.T) {
+	t.Parallel()
+	// Compiled before the registration, whose TTL must not run while this
+	// waits for another test's javac.
+	appsClassPath(t)
 	c, addrs := zkAgents(t, 2)
 	const iface = "org.apache.dubbo.demo.DemoService"
 	in, err := agent.Door[*httpapi.Server](c.Agent(0)).RegisterInstance(httpapi.InstanceRegistration{App: "demo-provider", Address: "10.0.0.7", Port: 20880,
-		Interfaces: []string{iface}}, time.Minute)
+		Interfaces: []string{iface}}, 10*time.Minute) // outlives two JVM runs and a ZooKeeper start on a loaded machine
 	if err != nil {
 		t.Fatal(err)
 	}

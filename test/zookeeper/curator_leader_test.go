@@ -34,6 +34,7 @@ func packetsReceived(t *testing.T, addr string) int {
 // (it needs sequential nodes), and must not spin (issue 41 item 6: 36,962
 // refused creates in 5 s): over 5 s it gets one refusal a second.
 func TestCuratorLeaderSelectorDoesNotSpin(t *testing.T) {
+	t.Parallel()
 	cp := curatorClassPath(t)
 	dir := t.TempDir()
 	if out, err := exec.Command("javac", "-nowarn", "-cp", cp, "-d", dir, filepath.Join("testdata", "curator-leader", "LeaderSpin.java")).CombinedOutput(); err != nil {

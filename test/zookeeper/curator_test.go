@@ -67,6 +67,7 @@ func runDubboFlow(t *testing.T, providerAddr, consumerAddr string) {
 // The program itself, against the real ZooKeeper: both sides on the one
 // server. This is what makes its expectations ZooKeeper's, not ours.
 func TestCuratorDubboFlowRealZooKeeper(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	runDubboFlow(t, z.Addr, z.Addr)
 }

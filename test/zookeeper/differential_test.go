@@ -78,6 +78,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the real
 // honest (every step answers as ZooKeeper does) and shows a reader what
 // ZooKeeper answers. -update rewrites the golden file.
 func TestDifferentialReference(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	tr := runScript(t, z.Addr)
 	golden := filepath.Join("testdata", "differential-zk38.golden")
@@ -126,6 +127,7 @@ func lineDiff(want, got string) string {
 // against a real ZooKeeper 3.8, both sessions on it, and compares with the
 // transcript checked in. -update rewrites it.
 func TestDoorScriptReference(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	tr := runDoorScript(t, z.Addr, z.Addr)
 	golden := filepath.Join("testdata", "door-zk38.golden")

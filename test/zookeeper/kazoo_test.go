@@ -30,6 +30,7 @@ func runKazooFlow(t *testing.T, providerAddr, consumerAddr string) {
 // The script against the real ZooKeeper, which makes its expectations
 // ZooKeeper's.
 func TestKazooDubboFlowRealZooKeeper(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	runKazooFlow(t, z.Addr, z.Addr)
 }

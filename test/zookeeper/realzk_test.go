@@ -189,6 +189,7 @@ func (s *syncBuffer) tail(n int) string {
 // The harness itself: the reference server starts, is a 3.8, answers ruok
 // and srvr, and is gone (port closed) after stop.
 func TestRealZooKeeperHarness(t *testing.T) {
+	t.Parallel()
 	z := startRealZK(t)
 	v, err := srvrVersion(z.Addr)
 	if err != nil {
