@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"sync"
@@ -103,3 +104,20 @@ func TestCheckLeaksReportsStacks(t *testing.T) {
 }
 
 func leakyWorker(stop chan struct{}) { <-stop }
+
+// DefaultParallel sets -test.parallel when the command line did not: this
+// binary's was not given (go test passes it only when asked).
+func TestDefaultParallel(t *testing.T) {
+	f := flag.Lookup("test.parallel")
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if given {
+		t.Skip("-test.parallel given on the command line")
+	}
+	old := f.Value.String()
+	defer f.Value.Set(old)
+	DefaultParallel(7)
+	if got := f.Value.String(); got != "7" {
+		t.Errorf("-test.parallel is %s, want 7", got)
+	}
+}

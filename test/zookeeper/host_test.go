@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/namecast/namecast/internal/testutil"
 )
 
 // requireHostTools reports whether a missing host tool fails the test
@@ -41,11 +43,15 @@ func lookPath(t testing.TB, what, name string) string {
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// TestMain removes what the package compiled once for all its tests.
+// TestMain removes what the package compiled once for all its tests. The
+// interop tests run four at a time: each mostly waits (a JVM's start, a
+// session's timeout), and go test's default of GOMAXPROCS at a time would
+// leave those waits end to end on two cores.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(childEnv); spec != "" {
 		runProviderProcess(spec) // figures_kill_test.go: this process is a provider to be killed
 	}
+	testutil.DefaultParallel(4)
 	code := m.Run()
 	if curatorDir != "" {
 		os.RemoveAll(curatorDir)
