@@ -22,6 +22,7 @@ type ChaosSystem struct {
 	c      *Cluster
 	net    *gossiptest.Network
 	client *http.Client
+	url    func(a *agent.Agent, path string) string
 	addrs  []string // gossip address of each slot, kept across restarts
 }
 
@@ -29,11 +30,23 @@ var _ chaos.System = (*ChaosSystem)(nil)
 
 // NewChaosSystem wraps c, whose agents gossip over n and all run.
 func NewChaosSystem(c *Cluster, n *gossiptest.Network) *ChaosSystem {
-	s := &ChaosSystem{c: c, net: n, client: &http.Client{Timeout: 10 * time.Second}}
+	s := newChaosSystem(c, n, &http.Client{Timeout: 10 * time.Second},
+		func(a *agent.Agent, path string) string { return "http://" + a.HTTPAddr() + path })
+	c.t.Cleanup(s.client.CloseIdleConnections)
+	return s
+}
+
+// NewChaosSystemInMemory wraps c, whose agents were started with m's
+// Option and all run.
+func NewChaosSystemInMemory(c *Cluster, m *Memory) *ChaosSystem {
+	return newChaosSystem(c, m.Net, m.Client(), m.URL)
+}
+
+func newChaosSystem(c *Cluster, n *gossiptest.Network, client *http.Client, url func(*agent.Agent, string) string) *ChaosSystem {
+	s := &ChaosSystem{c: c, net: n, client: client, url: url}
 	for i := range c.Len() {
 		s.addrs = append(s.addrs, c.Agent(i).GossipAddr())
 	}
-	c.t.Cleanup(s.client.CloseIdleConnections)
 	return s
 }
 
@@ -113,7 +126,7 @@ func (s *ChaosSystem) do(a *agent.Agent, method, path string, body any) (int, er
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, "http://"+a.HTTPAddr()+path, rd)
+	req, err := http.NewRequest(method, s.url(a, path), rd)
 	if err != nil {
 		return 0, err
 	}

@@ -228,7 +228,11 @@ func (s *Server) Serve(httpLn, grpcLn net.Listener) {
 		s.beatLoop,
 		s.metricsLoop,
 	}
-	if err := s.startUDP(httpLn.Addr()); err != nil {
+	if _, ok := httpLn.Addr().(*net.TCPAddr); !ok {
+		// An in-memory listener (tests) has no IP to push from, and its
+		// clients none to be pushed to.
+		s.log.Debug("no UDP push to 1.x subscribers: the HTTP listener is not TCP", "addr", httpLn.Addr().String())
+	} else if err := s.startUDP(httpLn.Addr()); err != nil {
 		s.log.Error("no UDP push to 1.x subscribers: they get changes at their next list", "err", err)
 	} else {
 		runs = append(runs, s.udpAcks, s.udpLoop)
