@@ -81,8 +81,10 @@ func (s *Server) serveConn(c *conn) {
 			return
 		}
 		c.buf = s.dispatch(c, args, c.buf[:0])
-		frame := append([]byte(nil), c.buf...)
-		if !c.send(frame) {
+		if len(c.buf) == 0 {
+			continue // every command answers; a nil frame would stop the writer
+		}
+		if !c.send(append([]byte(nil), c.buf...)) {
 			return
 		}
 	}

@@ -98,6 +98,12 @@ var scripts = map[string][]step{
 		on(1, cmd("HGET", barKey, provider1)),
 		on(1, cmd("HDEL", barKey, provider1)), on(1, cmd("PUBLISH", barKey, "unregister")), on(0, step{frames: 1}), // unregister
 		on(2, cmd("HGETALL", barKey)), on(2, cmd("KEYS", "/dubbo/com.foo.Bar/*")),
+		// An admin (interface=*): its notifier, then a tick's clean-up
+		// scan of every key, reading each, deleting nothing unexpired.
+		on(3, cmd("PSUBSCRIBE", "/dubbo/*")),
+		on(4, step{cmd: []string{"SCAN", "0", "MATCH", "/dubbo/*", "COUNT", "1000"}, sorted: true}), on(4, cmd("HGETALL", barCons)),
+		on(2, cmd("HDEL", barCons, consumer1)), on(2, cmd("PUBLISH", barCons, "unregister")),
+		on(0, step{frames: 1}), on(3, step{frames: 1}),
 	},
 	"protocol errors": {
 		on(0, step{raw: "*2\r\n$4\r\nPING\r\n$-5\r\n"}),

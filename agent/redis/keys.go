@@ -100,9 +100,8 @@ func fieldKey(key string, field []byte) (string, dubbo.URL, bool) {
 
 func cmdHGet(s *Server, c *conn, args [][]byte, b []byte) []byte {
 	key := string(args[1])
-	rk, u, ok := fieldKey(key, args[2])
+	_, u, ok := fieldKey(key, args[2])
 	if !ok || !slices.Contains(s.fieldsOf(key), u.String()) {
-		_ = rk
 		return resp.NullBulk(b)
 	}
 	return resp.Bulk(b, s.value(key, u.String(), time.Now()))
