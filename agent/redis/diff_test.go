@@ -27,6 +27,14 @@ type step struct {
 
 func cmd(args ...string) step { return step{cmd: args} }
 
+func globSteps(patterns ...string) []step {
+	var out []step
+	for _, p := range patterns {
+		out = append(out, step{cmd: []string{"KEYS", p}, sorted: true})
+	}
+	return out
+}
+
 func on(conn int, s step) step { s.conn = conn; return s }
 
 const (
@@ -68,6 +76,14 @@ var scripts = map[string][]step{
 		cmd("HDEL", barKey, provider1, provider1, "nope"), cmd("HDEL", barKey, provider1), cmd("HLEN", barKey), cmd("HDEL", barKey, provider2),
 		cmd("EXISTS", barKey), cmd("TYPE", barKey), cmd("HGETALL", barKey), cmd("DEL", barKey), cmd("DEL", barCons, barKey), cmd("KEYS", "*"),
 	},
+	"globs": append([]step{
+		cmd("HSET", barKey, provider1, later), cmd("HSET", barCons, consumer1, later),
+		cmd("HSET", "/dubbo/a-]b/routers", "route://0.0.0.0/a-]b?category=routers&interface=a-]b", later),
+	}, globSteps(
+		"*", "/dubbo/*", "*s", "*[", "[", "\\", "*\\", "/dubbo/a-\\]b/*", "/dubbo/a-[]]b/*", "/dubbo/a-[]b/*", "/dubbo/[a-]-*",
+		"/dubbo/[-a]-*", "/dubbo/[^c]*", "/dubbo/[^]*", "/dubbo/a-[\\]]b/*", "*/[pr]*", "*/[r-p]*", "?dubbo*", "/dubbo/com.foo.Bar/?????????",
+		"/dubbo/*/*/*", "**/providers", "*[a", "/dubbo/a-]b/routers[", "/dubbo/com.foo.Bar/providers\\",
+	)...),
 	"arity and syntax": {
 		cmd("HSET", barKey), cmd("HSET", barKey, provider1), cmd("HSET", barKey, provider1, later, provider2),
 		cmd("HGET", barKey), cmd("HDEL", barKey), cmd("HGETALL"), cmd("HKEYS", "a", "b"), cmd("HLEN"), cmd("DEL"), cmd("EXISTS"), cmd("TYPE"),
