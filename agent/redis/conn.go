@@ -59,6 +59,7 @@ func (s *Server) serveConn(c *conn) {
 	s.counts.conns.Add(1)
 	defer s.counts.conns.Add(-1)
 	go c.writeLoop()
+	refused := false
 	defer func() {
 		s.unsubscribeAll(c)
 		select {
@@ -66,6 +67,9 @@ func (s *Server) serveConn(c *conn) {
 		case <-c.done:
 		}
 		<-c.wrote
+		if refused {
+			c.drain()
+		}
 		c.kill()
 	}()
 	for !c.quit {
@@ -75,6 +79,7 @@ func (s *Server) serveConn(c *conn) {
 			if errors.As(err, &pe) {
 				s.counts.protocolErrors.Add(1)
 				c.send(resp.Err(nil, pe.Error()))
+				refused = true
 			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				s.log.Debug("Redis connection ended", "remote", c.nc.RemoteAddr(), "err", err)
 			}
@@ -88,6 +93,21 @@ func (s *Server) serveConn(c *conn) {
 			return
 		}
 	}
+}
+
+// drain ends a connection refused for a request it could not read so
+// that its client reads the error: it closes the sending side, then reads
+// and drops what the client still sends (at most 1 MiB, for 1 s), since
+// closing with unread bytes would reset the connection and could discard
+// the error before the client read it.
+func (c *conn) drain() {
+	tc, ok := c.nc.(interface{ CloseWrite() error })
+	if !ok {
+		return
+	}
+	tc.CloseWrite()
+	c.nc.SetReadDeadline(time.Now().Add(time.Second))
+	io.CopyN(io.Discard, c.nc, 1<<20)
 }
 
 // send queues a reply frame, waiting while the queue is full; false once
