@@ -111,14 +111,20 @@ func (s *Server) agentService(w http.ResponseWriter, r *http.Request) (any, erro
 	return s.agentServiceOf(in), nil
 }
 
-// GET /v1/agent/checks: the checks of the services registered here, with
-// their latest output.
+// GET /v1/agent/checks?filter=: the checks of the services registered
+// here, with their latest output.
 func (s *Server) agentChecks(w http.ResponseWriter, r *http.Request) (any, error) {
+	f, err := parseFilter(r.URL.Query().Get("filter"))
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]healthCheck{}
 	for _, l := range s.reg.snapshot() {
 		in := catalog.Instance{ID: l.reg.ID, Name: l.reg.Name, Tags: l.reg.Tags, Checks: l.reg.Checks}
 		for _, c := range checksOf(in, s.cfg.Node, 1, l.outputs)[1:] {
-			out[c.CheckID] = c
+			if f.match(healthCheckFields(c)) {
+				out[c.CheckID] = c
+			}
 		}
 	}
 	return out, nil

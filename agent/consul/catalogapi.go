@@ -16,10 +16,34 @@ func servicesWatch(*http.Request) routes.Watch  { return catalog.WatchNames }
 func serviceWatch(r *http.Request) routes.Watch { return catalog.WatchName(r.PathValue("name")) }
 func membersWatch(*http.Request) routes.Watch   { return routes.WatchMembers }
 
-// GET /v1/catalog/services: every service and its tags.
+// GET /v1/catalog/services: every service and its tags; with ?filter,
+// the services of the instances it keeps (Consul evaluates it over each
+// instance's catalog entry) and those instances' tags.
 func (s *Server) catalogServices(r *http.Request) (any, uint64, error) {
-	names, _, idx := s.whole()
-	return names, idx, nil
+	f, err := parseFilter(r.URL.Query().Get("filter"))
+	if err != nil {
+		return nil, 0, err
+	}
+	names, all, idx := s.whole()
+	if f == nil {
+		return names, idx, nil
+	}
+	nodes := s.nodes()
+	out := map[string][]string{}
+	for _, in := range all {
+		if !f.match(catalogServiceFields(s.catalogServiceOf(s.nodeNamed(nodes, in.Node), in, idx))) {
+			continue
+		}
+		tags := out[in.Name]
+		for _, t := range in.Tags {
+			if !slices.Contains(tags, t) {
+				tags = append(tags, t)
+			}
+		}
+		slices.Sort(tags)
+		out[in.Name] = nonNil(tags)
+	}
+	return out, idx, nil
 }
 
 // GET /v1/catalog/datacenters.
@@ -101,11 +125,7 @@ func (s *Server) catalogService(r *http.Request) (any, uint64, error) {
 	nodes := s.nodes()
 	out := []catalogService{}
 	for _, in := range ins {
-		n := s.nodeNamed(nodes, in.Node)
-		cs := catalogService{ID: n.ID, Node: n.Node, Address: n.Address, Datacenter: s.cfg.Datacenter, TaggedAddresses: n.TaggedAddresses,
-			NodeMeta: n.Meta, ServiceID: in.ID, ServiceName: in.Name, ServiceTags: nonNil(in.Tags), ServiceAddress: in.Address,
-			ServiceWeights: defaultWeights, ServiceMeta: nonNilMap(in.Meta), ServicePort: in.Port,
-			ServiceEnableTagOverride: in.EnableTagOverride, CreateIndex: idx, ModifyIndex: idx}
+		cs := s.catalogServiceOf(s.nodeNamed(nodes, in.Node), in, idx)
 		if f.match(catalogServiceFields(cs)) {
 			out = append(out, cs)
 		}
@@ -214,4 +234,12 @@ func (s *Server) healthState(r *http.Request) (any, uint64, error) {
 		}
 	}
 	return out, idx, nil
+}
+
+// catalogServiceOf is instance in of node n as /v1/catalog/service lists it.
+func (s *Server) catalogServiceOf(n node, in catalog.Instance, idx uint64) catalogService {
+	return catalogService{ID: n.ID, Node: n.Node, Address: n.Address, Datacenter: s.cfg.Datacenter, TaggedAddresses: n.TaggedAddresses,
+		NodeMeta: n.Meta, ServiceID: in.ID, ServiceName: in.Name, ServiceTags: nonNil(in.Tags), ServiceAddress: in.Address,
+		ServiceWeights: defaultWeights, ServiceMeta: nonNilMap(in.Meta), ServicePort: in.Port,
+		ServiceEnableTagOverride: in.EnableTagOverride, CreateIndex: idx, ModifyIndex: idx}
 }

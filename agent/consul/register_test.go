@@ -97,6 +97,8 @@ func TestBadInputGetsConsulsCodes(t *testing.T) {
 		{"GET", "/v1/health/service/x?index=1&wait=forever", nil, 400, "Invalid wait time"},
 		{"GET", "/v1/health/service/x?dc=dc2", nil, 500, "No path to datacenter"},
 		{"GET", "/v1/health/service/x?filter=Service.Tags%20%3D%3D", nil, 400, "Failed to create boolean expression evaluator"},
+		{"GET", "/v1/catalog/services?filter=bad((", nil, 400, "Failed to create boolean expression evaluator"},
+		{"GET", "/v1/agent/checks?filter=bad((", nil, 400, "Failed to create boolean expression evaluator"},
 		{"GET", "/v1/health/state/bogus", nil, 400, "Invalid check state"},
 		{"GET", "/v1/kv/a?consistent", nil, 400, "consistent"},
 		{"PUT", "/v1/kv/a?acquire=abc", "v", 400, "sessions"},
