@@ -15,7 +15,7 @@ import (
 
 // commandTable is Redis 7.0.15's reply to COMMAND INFO for each command
 // the door serves (the server's own description of them, captured from
-// redis-server, as TestCommandTableIsRedis7 checks), cut into entries by
+// redis-server; TestDifferentialAgainstRedis7 compares COMMAND INFO), cut into entries by
 // name at start.
 //
 //go:embed commands.resp
