@@ -98,10 +98,10 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	var rejoin []string // the previous run's members, when nothing else says whom to join
 	if len(a.cfg.Join) == 0 {
-		rejoin = a.snapshotAddrs()
+		rejoin = snapshotAddrs(a.cfg.DataDir, a.log)
 	}
 	a.readiness.expectsPeers = len(a.cfg.Join) > 0 || len(a.cfg.RetryJoin) > 0 || a.cfg.Discover != "" || len(rejoin) > 0
-	inc, err := a.incarnation()
+	inc, err := incarnation(a.cfg.DataDir, a.log)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	a.leases = lease.NewStore(a.cfg.DataDir, a.table, a.log)
 	restored := a.leases.Restore()
 	a.settling = len(restored.Ops) > 0
-	if err := a.startMetrics(); err != nil {
+	if a.prom, a.metrics, err = newMetrics(a.cfg.version()); err != nil {
 		return err
 	}
 	if err := a.doors.bind(a.cfg.Doors(), a.cfg.Listen, a.log); err != nil {
@@ -136,7 +136,8 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	if err := a.doors.start(env, a.host); err != nil {
 		return err
 	}
-	if err := a.startMetricsListener(); err != nil {
+	if err := a.metricsL.start(a.cfg.MetricsAddr, a.cfg.Listen, a.log, &a.wg,
+		metricsHandler(a.prom, a.metrics, a.table, a.gossip), healthHandler(a.cfg.NodeName, &a.leaving, a.gossip, a.Ready)); err != nil {
 		return err
 	}
 	a.dropUnclaimed()
@@ -147,7 +148,7 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 	}
 	a.wg.Go(func() { a.rules.loop(a.ctx) })
 	if len(a.cfg.Join) > 0 {
-		n, err := a.join(a.cfg.Join)
+		n, err := join(a.gossip, a.cfg.Join)
 		var dup *gossip.DuplicateNameError
 		if errors.As(err, &dup) {
 			return fmt.Errorf("refusing to join: %w", err)
@@ -162,10 +163,10 @@ func (a *Agent) Start(ctx context.Context) (err error) {
 		a.wg.Go(a.retryJoinLoop)
 	}
 	if len(rejoin) > 0 {
-		a.wg.Go(func() { a.rejoinLoop(rejoin) })
+		a.wg.Go(func() { rejoinLoop(a.ctx, a.gossip, rejoin, func() { a.readiness.joined.Store(true) }, a.log) })
 	}
 	if a.cfg.DataDir != "" {
-		a.wg.Go(a.saveMembersLoop)
+		a.wg.Go(func() { saveMembersLoop(a.ctx, a.cfg.DataDir, a.table, a.gossip, a.log) })
 		a.wg.Go(func() { a.leases.SaveLoop(a.ctx) })
 	}
 	a.log.Info("agent started", "gossip", a.gossip.LocalAddr(), "http", a.HTTPAddr(), "profile", a.cfg.Profile)
@@ -198,7 +199,7 @@ func (a *Agent) startGossip() error {
 	gc.Logger = a.cfg.Logger.With("node", a.cfg.NodeName)
 	gc.Metrics = a.metrics
 	gc.Tags = a.tags()
-	gc.Reincarnated = a.saveIncarnation
+	gc.Reincarnated = func(inc uint64) { saveIncarnation(a.cfg.DataDir, a.log, inc) }
 	if a.gossip, err = gossip.New(gc); err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func (a *Agent) Shutdown() error {
 		a.freezeLeases(false)
 		a.cancel()
 		err = a.doors.close()
-		a.stopMetricsListener()
+		a.metricsL.stop()
 		a.discovery.stop()
 		a.wg.Wait()
 		a.rules.close()
@@ -314,6 +315,39 @@ func (a *Agent) GossipAddr() string {
 	return a.gossip.LocalAddr()
 }
 
+// Ready reports whether the agent has finished its first sync with the
+// cluster, so an empty answer means "no such route" rather than "not
+// learned yet". A lone agent is ready at once.
+func (a *Agent) Ready() bool { return a.readiness.Ready() }
+
+// Addr is the address the door listener named name serves on ("http",
+// "rocketmq", "nacos-grpc": a door's name or its second listener's), with
+// the real port when configured as 0; "" when that door is off.
+func (a *Agent) Addr(name string) string { return a.doors.addr(name) }
+
+// Doors are the listeners of the doors that run, in their order.
+func (a *Agent) Doors() []doorkit.Addr { return a.doors.addrs() }
+
+// Door is the running door of type D (*nacos.Server, *zookeeper.Server,
+// *httpapi.Server, ...), for operators and tests; the zero D when no such
+// door runs.
+func Door[D doorkit.Door](a *Agent) D {
+	for _, d := range a.doors.list {
+		if door, ok := d.door.(D); ok {
+			return door
+		}
+	}
+	var zero D
+	return zero
+}
+
+// Host is what the agent gives every door (package host): changes, views,
+// readiness and leases. Nil before Start.
+func (a *Agent) Host() host.Host { return a.host }
+
+// MetricsAddr is the address of the --metrics listener ("" when off).
+func (a *Agent) MetricsAddr() string { return a.metricsL.addr() }
+
 // Table is the agent's route table (read-only use: views and Wait).
 func (a *Agent) Table() *routes.Table { return a.table }
 
@@ -328,7 +362,7 @@ func (a *Agent) Name() string { return a.cfg.NodeName }
 func (a *Agent) retryJoinLoop() {
 	backoff := time.Second
 	for {
-		if n, err := a.join(a.cfg.RetryJoin); n > 0 {
+		if n, err := join(a.gossip, a.cfg.RetryJoin); n > 0 {
 			a.readiness.joined.Store(true)
 			a.log.Info("retry-join succeeded", "contacted", n)
 			return

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,21 +16,21 @@ import (
 // must grow across restarts under the same name so peers take the new
 // records over the old: the start time in ns, and with a data dir never
 // less than one more than the last run's (clocks step backwards).
-func (a *Agent) incarnation() (uint64, error) {
+func incarnation(dir string, log *slog.Logger) (uint64, error) {
 	now := uint64(time.Now().UnixNano())
-	if a.cfg.DataDir == "" {
+	if dir == "" {
 		return now, nil
 	}
-	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("data dir: %w", err)
 	}
-	path := filepath.Join(a.cfg.DataDir, "incarnation")
+	path := filepath.Join(dir, "incarnation")
 	inc := now
 	if b, err := os.ReadFile(path); err == nil {
 		prev, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 		if perr != nil {
 			aside, _ := atomicfile.SetAside(path)
-			a.log.Warn("incarnation file is corrupt; set it aside", "path", path, "aside", aside, "err", perr)
+			log.Warn("incarnation file is corrupt; set it aside", "path", path, "aside", aside, "err", perr)
 		} else if prev >= inc {
 			inc = prev + 1
 		}
@@ -42,13 +43,13 @@ func (a *Agent) incarnation() (uint64, error) {
 
 // saveIncarnation keeps an incarnation gossip raised above a previous
 // run's (whose clock was ahead), so the next start begins above it too.
-func (a *Agent) saveIncarnation(inc uint64) {
-	if a.cfg.DataDir == "" {
+func saveIncarnation(dir string, log *slog.Logger, inc uint64) {
+	if dir == "" {
 		return
 	}
-	path := filepath.Join(a.cfg.DataDir, "incarnation")
+	path := filepath.Join(dir, "incarnation")
 	if err := atomicfile.Write(path, []byte(strconv.FormatUint(inc, 10)+"\n")); err != nil {
-		a.log.Error("saving the raised incarnation to the data dir failed", "path", path, "err", err)
+		log.Error("saving the raised incarnation to the data dir failed", "path", path, "err", err)
 	}
 }
 

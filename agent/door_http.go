@@ -20,10 +20,12 @@ type httpAgent struct{ a *Agent }
 
 func (h httpAgent) Members() []gossip.Member         { return h.a.gossip.Members() }
 func (h httpAgent) AliveMembers() int                { return h.a.gossip.AliveMembers() }
-func (h httpAgent) Join(addrs []string) (int, error) { return h.a.join(addrs) }
+func (h httpAgent) Join(addrs []string) (int, error) { return join(h.a.gossip, addrs) }
 func (h httpAgent) RequestLeave()                    { h.a.leftOnce.Do(func() { close(h.a.left) }) }
 func (h httpAgent) Leaving() bool                    { return h.a.leaving.Load() }
-func (h httpAgent) Metrics() http.Handler            { return h.a.metricsHandler() }
+func (h httpAgent) Metrics() http.Handler {
+	return metricsHandler(h.a.prom, h.a.metrics, h.a.table, h.a.gossip)
+}
 func (h httpAgent) ChangeKeys(ctx context.Context, op, key string) (any, error) {
 	return h.a.changeKeys(ctx, op, key)
 }

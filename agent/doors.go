@@ -139,31 +139,6 @@ func (s *doorSet) advertised() map[string]string {
 	return t
 }
 
-// Addr is the address the door listener named name serves on ("http",
-// "rocketmq", "nacos-grpc": a door's name or its second listener's), with
-// the real port when configured as 0; "" when that door is off.
-func (a *Agent) Addr(name string) string { return a.doors.addr(name) }
-
-// Doors are the listeners of the doors that run, in their order.
-func (a *Agent) Doors() []doorkit.Addr { return a.doors.addrs() }
-
-// Door is the running door of type D (*nacos.Server, *zookeeper.Server,
-// *httpapi.Server, ...), for operators and tests; the zero D when no such
-// door runs.
-func Door[D doorkit.Door](a *Agent) D {
-	for _, d := range a.doors.list {
-		if door, ok := d.door.(D); ok {
-			return door
-		}
-	}
-	var zero D
-	return zero
-}
-
-// Host is what the agent gives every door (package host): changes, views,
-// readiness and leases. Nil before Start.
-func (a *Agent) Host() host.Host { return a.host }
-
 // binder binds one door's listeners (and the --metrics listener) with
 // listen (Config.Listen; nil: TCP).
 type binder struct {

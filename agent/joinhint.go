@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/namecast/namecast/gossip"
 )
 
 // join joins the cluster through addrs; when none answered, it says which
@@ -14,8 +16,8 @@ import (
 // namecast agent's HTTP API, the gossip address to join instead. memberlist
 // alone waits for its TCP timeout and reports a read timeout, or "invalid
 // msgType (72)": 'H', the first byte of an HTTP server's answer.
-func (a *Agent) join(addrs []string) (int, error) {
-	n, err := a.gossip.Join(addrs)
+func join(g *gossip.Gossip, addrs []string) (int, error) {
+	n, err := g.Join(addrs)
 	if n > 0 || err == nil {
 		return n, err
 	}

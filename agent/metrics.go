@@ -9,8 +9,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/namecast/namecast/gossip"
 	"github.com/namecast/namecast/internal/buildinfo"
 	"github.com/namecast/namecast/internal/promsink"
+	"github.com/namecast/namecast/routes"
 )
 
 // memberlist emits into go-metrics' process-global sink; there is one per
@@ -34,36 +36,37 @@ func installGlobalMetrics() {
 	})
 }
 
-// startMetrics gives the agent its own registry and go-metrics instance, so
-// several agents in one process (tests, benchmarks) report separately.
-func (a *Agent) startMetrics() error {
+// newMetrics is an agent's own registry and go-metrics instance, so
+// several agents in one process (tests, benchmarks) report separately;
+// version is the agent's, for namecast_build_info.
+func newMetrics(version string) (*prometheus.Registry, *metrics.Metrics, error) {
 	installGlobalMetrics()
-	a.prom = prometheus.NewRegistry()
+	prom := prometheus.NewRegistry()
 	sink := promsink.New()
-	if err := a.prom.Register(sink); err != nil {
-		return err
+	if err := prom.Register(sink); err != nil {
+		return nil, nil, err
 	}
-	if err := a.prom.Register(promsink.BuildInfo(a.cfg.version(), buildinfo.Revision(), buildinfo.GoVersion())); err != nil {
-		return err
+	if err := prom.Register(promsink.BuildInfo(version, buildinfo.Revision(), buildinfo.GoVersion())); err != nil {
+		return nil, nil, err
 	}
 	cfg := metrics.DefaultConfig("namecast")
 	cfg.EnableHostname = false
 	cfg.EnableRuntimeMetrics = false
-	var err error
-	a.metrics, err = metrics.New(cfg, sink)
-	return err
+	m, err := metrics.New(cfg, sink)
+	return prom, m, err
 }
 
 // metricsHandler serves GET /metrics in Prometheus' text format, on the
-// HTTP door and on the --metrics listener.
-func (a *Agent) metricsHandler() http.Handler {
-	h := promhttp.HandlerFor(prometheus.Gatherers{a.prom, globalProm}, promhttp.HandlerOpts{})
+// HTTP door and on the --metrics listener: prom's series, the process's,
+// and the table's and gossip's gauges of the moment, set in m.
+func metricsHandler(prom *prometheus.Registry, m *metrics.Metrics, table *routes.Table, g *gossip.Gossip) http.Handler {
+	h := promhttp.HandlerFor(prometheus.Gatherers{prom, globalProm}, promhttp.HandlerOpts{})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origins, records := a.table.Len()
-		a.metrics.SetGauge([]string{"routes", "origins"}, float32(origins))
-		a.metrics.SetGauge([]string{"routes", "records"}, float32(records))
-		a.metrics.SetGauge([]string{"gossip", "members"}, float32(a.gossip.AliveMembers()))
-		a.metrics.SetGauge([]string{"gossip", "queued"}, float32(a.gossip.QueuedBroadcasts()))
+		origins, records := table.Len()
+		m.SetGauge([]string{"routes", "origins"}, float32(origins))
+		m.SetGauge([]string{"routes", "records"}, float32(records))
+		m.SetGauge([]string{"gossip", "members"}, float32(g.AliveMembers()))
+		m.SetGauge([]string{"gossip", "queued"}, float32(g.QueuedBroadcasts()))
 		h.ServeHTTP(w, r)
 	})
 }

@@ -23,11 +23,6 @@ type readiness struct {
 	stop         <-chan struct{} // closed at shutdown: ends await
 }
 
-// Ready reports whether the agent has finished its first sync with the
-// cluster, so an empty answer means "no such route" rather than "not
-// learned yet". A lone agent is ready at once.
-func (a *Agent) Ready() bool { return a.readiness.Ready() }
-
 // Ready is Agent.Ready.
 func (r *readiness) Ready() bool {
 	if r.ready.Load() {
