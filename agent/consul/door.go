@@ -56,6 +56,7 @@ func (s *ConsulSettings) Door() doorkit.Spec {
 			if err := srv.Serve(lns[0]); err != nil {
 				return nil, err
 			}
+			env.Logger.Info("door listening", "door", "consul", "addr", lns[0].Addr().String())
 			return srv, nil
 		},
 	}

@@ -61,6 +61,7 @@ func (s *DNSSettings) Door() doorkit.Spec {
 			if err := srv.Serve(tcp, udp); err != nil {
 				return nil, err
 			}
+			env.Logger.Info("door listening", "door", "dns", "addr", tcp.Addr().String())
 			return srv, nil
 		},
 	}

@@ -61,6 +61,7 @@ func (s *MulticastSettings) Door() doorkit.Spec {
 			srv := NewServer(Config{Host: env.Host, Probe: time.Duration(s.MulticastProbe), MaxPerSender: s.MulticastMaxPerSender,
 				Logger: env.Logger, Metrics: env.Metrics})
 			srv.Serve(lns[0].(*Sockets))
+			env.Logger.Info("door listening", "door", "multicast", "addr", s.MulticastAddr)
 			return srv, nil
 		},
 	}

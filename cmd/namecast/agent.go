@@ -21,8 +21,10 @@ import (
 const agentUsage = `Usage: namecast agent [flags]
 
 Runs a namecast agent: a cluster member that serves the local HTTP API and
-web UI, the RocketMQ NameServer protocol, and the ZooKeeper and Nacos
-protocols (Dubbo's registries), and gossips routes with every other agent.
+web UI, the RocketMQ NameServer protocol, the ZooKeeper and Nacos protocols
+(Dubbo's registries), Consul's HTTP API and DNS interface, and on request
+Dubbo's Redis and multicast registries (--redis, --multicast), and gossips
+routes with every other agent.
 
   namecast agent --dev                       one member on loopback, default ports
   namecast agent --node b1 --join 10.0.0.2:7946
