@@ -134,14 +134,16 @@ func TestAppWatches(t *testing.T) {
 	if b.IndexOf(list) != b.Index() {
 		t.Fatal("the list's index did not move for an instance")
 	}
-	// Another application's instance: the app's index stays unless the
-	// keys share a slot (a wake-up for nothing, allowed by design).
+	// Another application's instance: the app's index stays unless a key
+	// the change marks (other's, the list's) shares a slot with app's (a
+	// wake-up for nothing, allowed by design).
 	other := WatchApp("other")
 	before := b.IndexOf(app)
-	if !moved(other, b.IndexOf(other), func() { put(znodeRec(InstancePath("other", "h:2"), goInstanceJSON, 1)) }) {
+	otherRec := znodeRec(InstancePath("other", "h:2"), goInstanceJSON, 1)
+	if !moved(other, b.IndexOf(other), func() { put(otherRec) }) {
 		t.Fatal("other's index did not move for its instance")
 	}
-	if !b.Overlaps(app, other) && b.IndexOf(app) != before {
+	if !b.Overlaps(app, WatchOf(otherRec)) && b.IndexOf(app) != before {
 		t.Fatal("app's index moved for other's instance")
 	}
 	// A mapping naming app moves app and the interface's list; rewriting
