@@ -167,6 +167,11 @@ func TestOnlyDubbosLayoutIsWritten(t *testing.T) {
 			t.Errorf("%q: %q", args, got)
 		}
 	}
+	// A URL that does not parse is refused naming why, as the HTTP door
+	// names it.
+	if got := c.do("HSET", barKey, "dubbo://10.0.0.1:99999/com.foo.Bar", later); !strings.Contains(got, "99999") || !strings.Contains(got, "port") {
+		t.Errorf("a port out of range: %q, want the cause", got)
+	}
 	if got := c.do("KEYS", "*"); got != "*0\r\n" {
 		t.Fatalf("KEYS after refusals: %q", got)
 	}

@@ -57,7 +57,12 @@ func errNotDubbo(key string, field []byte) string {
 	if _, _, ok := parseKey(key); !ok {
 		return fmt.Sprintf("ERR namecast holds Dubbo's registry only: a key is %s{interface}/{category} (got '%s')", root, trunc([]byte(key), 128))
 	}
-	return fmt.Sprintf("ERR namecast holds Dubbo's registry only: a field of %s is the full URL of a %s of that interface (got '%s')", key, key[len(key)-len(lastPart(key)):], trunc(field, 128))
+	if _, err := dubbo.Parse(string(field)); err != nil {
+		// the cause (a port out of range, a URL past its bound), as the
+		// HTTP door names it
+		return fmt.Sprintf("ERR namecast holds Dubbo's registry only: a field of %s is the full URL of one of its %s: %v", key, lastPart(key), err)
+	}
+	return fmt.Sprintf("ERR namecast holds Dubbo's registry only: a field of %s is the full URL of one of its %s, of that interface and category (got '%s')", key, lastPart(key), trunc(field, 128))
 }
 
 func lastPart(key string) string {
