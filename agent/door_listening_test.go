@@ -1,38 +1,19 @@
 package agent_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/namecast/namecast/agent"
 	"github.com/namecast/namecast/agent/agenttest"
+	"github.com/namecast/namecast/internal/testutil"
 )
-
-// lockedBuffer is a log sink the agent's goroutines write at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Every door that serves says so once in the log, with its name and
 // address, as an operator reading the log of a start expects.
 func TestEveryDoorLogsListening(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.Buffer
 	c := agenttest.Start(t, 1, func(cfg *agent.Config) {
 		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
